@@ -1,0 +1,59 @@
+"""Exceptions that cross the public API.
+
+Every error a user can cause derives from :class:`NasforgeError`, so the CLI can turn it
+into one line and a non-zero exit instead of a traceback, and embedders can catch one type.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+
+class NasforgeError(Exception):
+    """Base class of every error a user's input can cause."""
+
+
+class UnknownNameError(NasforgeError, KeyError):
+    """A registry lookup failed; the message carries a "did you mean" suggestion."""
+
+    def __init__(self, kind: str, name: str, known: Iterable[str]) -> None:
+        known = sorted(known)
+        close = difflib.get_close_matches(name, known, n=1, cutoff=0.5)
+        hint = f"; did you mean '{close[0]}'?" if close else ""
+        listing = ", ".join(known) if known else "none registered"
+        super().__init__(f"unknown {kind} '{name}'{hint} (known: {listing})")
+        self.kind, self.name, self.known = kind, name, known
+
+    def __str__(self) -> str:  # KeyError would quote the message otherwise
+        return str(self.args[0])
+
+
+class InvalidGenotypeError(NasforgeError, ValueError):
+    """A genotype (or its string form) does not belong to the space it claims."""
+
+
+class CapabilityError(NasforgeError, TypeError):
+    """A strategy or tool needs a capability the search space does not offer."""
+
+
+class JournalError(NasforgeError):
+    """A run journal is missing, corrupt, or belongs to a different experiment."""
+
+
+class ExportError(NasforgeError):
+    """An exported file is corrupt, foreign, or failed its parity check."""
+
+
+class BudgetError(NasforgeError, ValueError):
+    """A budget that can never be spent (zero or negative) or has no limit at all."""
+
+
+class MissingDependencyError(NasforgeError, ImportError):
+    """An optional extra is needed for the feature the user asked for."""
+
+    def __init__(self, package: str, extra: str, feature: str) -> None:
+        super().__init__(
+            f"{feature} needs the optional package '{package}': "
+            f"pip install 'nasforge[{extra}]'"
+        )

@@ -1,0 +1,55 @@
+"""pluggy hook specifications: how plugins contribute components and observe runs.
+
+Registration hooks return a list of classes (each with a ``name`` class attribute);
+event hooks are called for loggers and callbacks and their return values are ignored.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pluggy
+
+PROJECT = "nasforge"
+hookspec = pluggy.HookspecMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+
+@hookspec
+def nasforge_register_search_spaces() -> list[type]:
+    """Return SearchSpace subclasses."""
+
+
+@hookspec
+def nasforge_register_metrics() -> list[type]:
+    """Return Metric subclasses."""
+
+
+@hookspec
+def nasforge_register_strategies() -> list[type]:
+    """Return Strategy (ask/tell) or OneShotStrategy subclasses."""
+
+
+@hookspec
+def nasforge_register_evaluators() -> list[type]:
+    """Return Evaluator subclasses."""
+
+
+@hookspec
+def nasforge_register_datasets() -> list[Any]:
+    """Return DatasetSource objects (see :mod:`nasforge.datasets`)."""
+
+
+@hookspec
+def nasforge_register_executors() -> list[type]:
+    """Return Executor subclasses."""
+
+
+@hookspec
+def nasforge_trial_end(experiment: Any, trial: Any) -> None:
+    """Called after each trial is journaled."""
+
+
+@hookspec
+def nasforge_search_end(experiment: Any, outcome: Any) -> None:
+    """Called once when a search finishes."""

@@ -1,0 +1,53 @@
+"""The Metric interface: a training-free score of an untrained network on one batch."""
+
+from __future__ import annotations
+
+import abc
+from typing import ClassVar
+
+import attrs
+import torch
+from torch import nn
+
+Batch = tuple[torch.Tensor, torch.Tensor]
+
+
+@attrs.frozen
+class MetricInfo:
+    """What a metric needs and how its numbers read; used by scorers and reports."""
+
+    name: str = attrs.field(validator=attrs.validators.min_len(1))
+    higher_is_better: bool = True
+    needs_labels: bool = True
+    needs_data: bool = True
+    #: "keep": score with BatchNorm as built; "remove": metric strips BN (e.g. synflow).
+    bn: str = attrs.field(default="keep", validator=attrs.validators.in_(("keep", "remove")))
+    #: Scores span orders of magnitude; plots and aggregations should use log10.
+    log_scale: bool = False
+    description: str = ""
+
+
+@attrs.frozen
+class MetricContext:
+    """Settings shared by every metric in one scoring call."""
+
+    device: str = "cpu"
+    num_classes: int = 10
+    seed: int = 0
+    #: Samples per torch.func chunk; halved automatically on out-of-memory.
+    chunk_size: int = 64
+    loss: str = attrs.field(default="cross_entropy", validator=attrs.validators.in_(("cross_entropy", "mse")))
+
+
+class Metric(abc.ABC):
+    """Score an untrained network; the model is the caller's and may be modified."""
+
+    info: ClassVar[MetricInfo]
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    @abc.abstractmethod
+    def score(self, model: nn.Module, batch: Batch, *, ctx: MetricContext) -> float:
+        """One number for ``model`` on ``batch``; NaN/inf are allowed and flagged upstream."""

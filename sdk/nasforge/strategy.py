@@ -1,0 +1,70 @@
+"""Strategy interfaces: ask/tell for black-box search, ``fit`` for one-shot methods.
+
+Ask/tell keeps a strategy ignorant of who evaluates and where (in-process, a pool, Ray)
+and makes any deterministic strategy resumable by replay: re-create it with the same seed,
+feed back the journal's results, and it stands where it stood (PyGlove's recover).
+"""
+
+from __future__ import annotations
+
+import abc
+import random
+from typing import Any, ClassVar
+
+from nasforge.genotype import Genotype
+from nasforge.result import Objective, Result, SearchOutcome
+from nasforge.search_space import SAMPLE, SearchSpace
+
+
+class Strategy(abc.ABC):
+    """An ask/tell search strategy over one space.
+
+    Constructed as ``cls(space, objective=..., seed=..., **options)``; options are plain
+    JSON values so the journal can record and a resume can rebuild them.
+    """
+
+    name: ClassVar[str]
+    #: Space capabilities this strategy needs (checked before the search starts).
+    requires: ClassVar[frozenset[str]] = frozenset({SAMPLE})
+
+    def __init__(self, space: SearchSpace, *, objective: Objective, seed: int = 0) -> None:
+        space.require(self.requires, by=f"strategy '{self.name}'")
+        self.space = space
+        self.objective = objective
+        self.seed = seed
+        self.rng = random.Random(seed)
+
+    @abc.abstractmethod
+    def ask(self) -> Genotype:
+        """Propose the next genotype to evaluate."""
+
+    @abc.abstractmethod
+    def tell(self, g: Genotype, result: Result) -> None:
+        """Feed back the result of a genotype this strategy proposed."""
+
+    def fitness(self, result: Result) -> float:
+        """The result as a number to maximise (failed results rank last)."""
+        return self.objective.fitness(result)
+
+    def state_dict(self) -> dict[str, Any]:
+        """JSON-serialisable state; the default saves the random generator."""
+        version, internal, gauss = self.rng.getstate()
+        return {"rng": [version, list(internal), gauss]}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        version, internal, gauss = state["rng"]
+        self.rng.setstate((version, tuple(internal), gauss))
+
+
+class OneShotStrategy(abc.ABC):
+    """Weight-sharing and gradient-based methods (DARTS, PR-DARTS, NASI, NESBS).
+
+    These do not fit ask/tell: they train a supernet and read an architecture off it.
+    """
+
+    name: ClassVar[str]
+    requires: ClassVar[frozenset[str]] = frozenset()
+
+    @abc.abstractmethod
+    def fit(self, space: SearchSpace, data: Any, **options: Any) -> SearchOutcome:
+        """Run the search and return its outcome."""
