@@ -116,7 +116,9 @@ def load_digits_random_labels(*, seed: int = 0) -> TensorData:
 
 
 def _torchvision_loader(dataset: str, num_classes: int) -> Callable[..., TensorData]:
-    def load(*, seed: int = 0, root: str | None = None, train: bool = True, limit: int | None = None) -> TensorData:
+    def load(
+        *, seed: int = 0, root: str | None = None, train: bool = True, limit: int | None = None
+    ) -> TensorData:
         tv = require("torchvision.datasets", extra="vision", feature=f"the '{dataset}' dataset")
         root_path = Path(root or os.environ.get("NASFORGE_DATA", Path.home() / ".nasforge" / "data"))
         cls = getattr(tv, dataset.upper())
@@ -140,9 +142,12 @@ BUILTIN_DATASETS = (
     DatasetSource("digits", "sklearn's bundled 8x8 handwritten digits, 10 classes", load_digits),
     DatasetSource("gaussian", "random Gaussian inputs, random labels (data-agnostic)", load_gaussian),
     DatasetSource(
-        "digits-random-labels", "digits inputs with uniform random labels (label-agnostic)",
+        "digits-random-labels",
+        "digits inputs with uniform random labels (label-agnostic)",
         load_digits_random_labels,
     ),
     DatasetSource("cifar10", "CIFAR-10 via torchvision, from disk only", _torchvision_loader("cifar10", 10)),
-    DatasetSource("cifar100", "CIFAR-100 via torchvision, from disk only", _torchvision_loader("cifar100", 100)),
+    DatasetSource(
+        "cifar100", "CIFAR-100 via torchvision, from disk only", _torchvision_loader("cifar100", 100)
+    ),
 )

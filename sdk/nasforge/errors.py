@@ -53,7 +53,4 @@ class MissingDependencyError(NasforgeError, ImportError):
     """An optional extra is needed for the feature the user asked for."""
 
     def __init__(self, package: str, extra: str, feature: str) -> None:
-        super().__init__(
-            f"{feature} needs the optional package '{package}': "
-            f"pip install 'nasforge[{extra}]'"
-        )
+        super().__init__(f"{feature} needs the optional package '{package}': pip install 'nasforge[{extra}]'")

@@ -113,7 +113,9 @@ def create_plugin_manager(
             infos.append(PluginInfo(ep.name, ep.value, _distribution_of(ep), True, None, _provides(plugin)))
     for plugin in extra_plugins:
         pm.register(plugin)
-        infos.append(PluginInfo(pm.get_name(plugin) or repr(plugin), repr(plugin), None, True, None, _provides(plugin)))
+        infos.append(
+            PluginInfo(pm.get_name(plugin) or repr(plugin), repr(plugin), None, True, None, _provides(plugin))
+        )
     return pm, infos
 
 

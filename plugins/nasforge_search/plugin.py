@@ -1,0 +1,13 @@
+"""Entry point of the baselines plugin."""
+
+from __future__ import annotations
+
+from nasforge import hookimpl
+from nasforge_search.local_search import LocalSearch
+from nasforge_search.random_search import RandomSearch
+from nasforge_search.regularized_evolution import RegularizedEvolution
+
+
+@hookimpl
+def nasforge_register_strategies() -> list[type]:
+    return [RandomSearch, RegularizedEvolution, LocalSearch]
