@@ -1,0 +1,158 @@
+"""The DARTS cell search space as a nasforge :class:`~nasforge.SearchSpace`.
+
+A genotype keeps, per intermediate node, two (op, input) edges in each of a normal and a
+reduction cell. The space is about 10^18 ordered genotypes, so it offers ``size`` but not
+``enumerate``; strategies move through it by sampling, single-edge mutations and an
+one-hot encoding.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, ClassVar
+
+import torch
+from torch import nn
+
+from nasforge.errors import InvalidGenotypeError
+from nasforge.genotype import Genotype
+from nasforge.search_space import (
+    BUILD,
+    ENCODE,
+    MUTATE,
+    NEIGHBOURS,
+    SAMPLE,
+    SUPERNET,
+    SearchSpace,
+)
+from nasforge_darts.cell_genotype import CellGenotype, Edge
+from nasforge_darts.genotype_text import format_cells, parse_cells
+from nasforge_darts.primitives import (
+    CELL_OPS,
+    CELL_TYPES,
+    EDGES_PER_NODE,
+    INPUTS,
+    PRIMITIVES,
+    STEPS,
+)
+
+_MAX_SOURCES = INPUTS + STEPS - 1  # node 5 reads one of nodes 0..4
+_EDGE_WIDTH = len(CELL_OPS) + _MAX_SOURCES
+
+
+class DartsSpace(SearchSpace):
+    """Normal + reduction cells, 2 inputs, 4 intermediate nodes, the 8 DARTS ops."""
+
+    name: ClassVar[str] = "darts"
+    version: ClassVar[str] = "1"
+    capabilities: ClassVar[frozenset[str]] = frozenset(
+        {SAMPLE, MUTATE, NEIGHBOURS, ENCODE, BUILD, SUPERNET}
+    )
+    op_names: ClassVar[tuple[str, ...]] = PRIMITIVES
+
+    # --- structure ------------------------------------------------------------------
+    def _validate_choices(self, choices: tuple[str | int, ...]) -> None:
+        CellGenotype.from_choices(choices)
+
+    def cells(self, g: Genotype) -> CellGenotype:
+        """The structured (normal, reduce) view of a validated genotype."""
+        self.validate(g)
+        return CellGenotype.from_choices(g.choices)
+
+    def from_cells(self, cells: CellGenotype) -> Genotype:
+        return self.genotype(cells.to_choices())
+
+    def format(self, g: Genotype) -> str:
+        return format_cells(self.cells(g))
+
+    def parse(self, text: str) -> Genotype:
+        return self.from_cells(parse_cells(text))
+
+    # --- sampling and moves ---------------------------------------------------------
+    def sample(self, rng: random.Random) -> Genotype:
+        """Uniform ops; each node's two inputs distinct, as a DARTS-derived cell has them."""
+        cells = []
+        for _ in CELL_TYPES:
+            edges: list[Edge] = []
+            for i in range(STEPS):
+                sources = rng.sample(range(INPUTS + i), EDGES_PER_NODE)
+                edges.extend((rng.choice(CELL_OPS), s) for s in sources)
+            cells.append(edges)
+        return self.from_cells(CellGenotype(normal=cells[0], reduce=cells[1]))
+
+    def neighbours(self, g: Genotype) -> list[Genotype]:
+        """Change one edge's op, or rewire one edge to a source its node does not yet read."""
+        choices = list(self.cells(g).to_choices())
+        out: list[Genotype] = []
+        for k in range(0, len(choices), 2):
+            op, src = choices[k], choices[k + 1]
+            for other in CELL_OPS:
+                if other != op:
+                    out.append(self._with(choices, k, other))
+            edge = (k // 2) % (EDGES_PER_NODE * STEPS)
+            node = INPUTS + edge // EDGES_PER_NODE
+            partner = k + 3 if edge % 2 == 0 else k - 1  # the input slot of the node's other edge
+            for s in range(node):
+                if s not in (src, choices[partner]):
+                    out.append(self._with(choices, k + 1, s))
+        return out
+
+    def _with(self, choices: list[str | int], index: int, value: str | int) -> Genotype:
+        changed = list(choices)
+        changed[index] = value
+        return self.genotype(changed)
+
+    # --- numeric views --------------------------------------------------------------
+    def encode(self, g: Genotype) -> torch.Tensor:
+        """Per edge: one-hot op (7) then one-hot input (5); 16 edges, 192 floats."""
+        x = torch.zeros(2 * EDGES_PER_NODE * STEPS, _EDGE_WIDTH)
+        cells = self.cells(g)
+        for e, (op, src) in enumerate((*cells.normal, *cells.reduce)):
+            x[e, CELL_OPS.index(op)] = 1.0
+            x[e, len(CELL_OPS) + src] = 1.0
+        return x.flatten()
+
+    def decode(self, x: torch.Tensor) -> Genotype:
+        """Arg-max per block, restricting each edge's input to the nodes before it."""
+        n_edges = 2 * EDGES_PER_NODE * STEPS
+        if x.numel() != n_edges * _EDGE_WIDTH:
+            raise InvalidGenotypeError(
+                f"a DARTS encoding has {n_edges * _EDGE_WIDTH} entries, got {x.numel()}"
+            )
+        blocks = x.detach().reshape(n_edges, _EDGE_WIDTH).float()
+        choices: list[str | int] = []
+        for e in range(n_edges):
+            node = INPUTS + (e % (EDGES_PER_NODE * STEPS)) // EDGES_PER_NODE
+            op = CELL_OPS[int(blocks[e, : len(CELL_OPS)].argmax())]
+            src = int(blocks[e, len(CELL_OPS) : len(CELL_OPS) + node].argmax())
+            choices += [op, src]
+        return self.genotype(choices)
+
+    @property
+    def size(self) -> int:
+        """Ordered genotypes: per node, (7 ops x its inputs) squared; squared again for 2 cells.
+
+        Swapping a node's two edges gives a different genotype tuple for the same network,
+        so this counts genotypes, not distinct networks.
+        """
+        per_cell = 1
+        for i in range(STEPS):
+            per_cell *= (len(CELL_OPS) * (INPUTS + i)) ** EDGES_PER_NODE
+        return per_cell**2
+
+    # --- networks -------------------------------------------------------------------
+    def build(self, g: Genotype, **cfg: Any) -> nn.Module:
+        """The evaluation network: ``dataset='cifar'`` (default) or ``'imagenet'``.
+
+        See :func:`nasforge_darts.eval_network.build_network` for the options
+        (``C``, ``layers``, ``num_classes``, ``auxiliary``, ``drop_path``, ``in_channels``).
+        """
+        from nasforge_darts.eval_network import build_network
+
+        return build_network(self.cells(g), **cfg)
+
+    def supernet(self, **cfg: Any) -> nn.Module:
+        """The DARTS search network with explicit ``alphas_normal`` / ``alphas_reduce``."""
+        from nasforge_darts.search_network import SearchNetwork
+
+        return SearchNetwork(**cfg)
