@@ -1,0 +1,133 @@
+"""The DARTS candidate operations and the cell input adapters.
+
+One factory serves both networks: the evaluation network builds ops with affine
+BatchNorm, the supernet with ``affine=False`` (as DARTS does, so the architecture weights
+and not the BN scales decide an op's contribution).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+from torch import nn
+
+
+class ReLUConvBN(nn.Sequential):
+    """ReLU, convolution, BN: the pre-activation block DARTS uses to adapt cell inputs."""
+
+    def __init__(
+        self, c_in: int, c_out: int, kernel: int, stride: int, padding: int, affine: bool = True
+    ) -> None:
+        super().__init__(
+            nn.ReLU(inplace=False),
+            nn.Conv2d(c_in, c_out, kernel, stride=stride, padding=padding, bias=False),
+            nn.BatchNorm2d(c_out, affine=affine),
+        )
+
+
+class DilConv(nn.Sequential):
+    """Dilated depthwise-separable conv: one ReLU, depthwise (dilated), pointwise, BN."""
+
+    def __init__(
+        self,
+        c_in: int,
+        c_out: int,
+        kernel: int,
+        stride: int,
+        padding: int,
+        dilation: int,
+        affine: bool = True,
+    ) -> None:
+        super().__init__(
+            nn.ReLU(inplace=False),
+            nn.Conv2d(
+                c_in, c_in, kernel, stride=stride, padding=padding, dilation=dilation,
+                groups=c_in, bias=False,
+            ),
+            nn.Conv2d(c_in, c_out, 1, bias=False),
+            nn.BatchNorm2d(c_out, affine=affine),
+        )
+
+
+class SepConv(nn.Sequential):
+    """Two stacked separable convs (the first carries the stride), as in DARTS."""
+
+    def __init__(
+        self, c_in: int, c_out: int, kernel: int, stride: int, padding: int, affine: bool = True
+    ) -> None:
+        super().__init__(
+            DilConv(c_in, c_in, kernel, stride, padding, 1, affine),
+            DilConv(c_in, c_out, kernel, 1, padding, 1, affine),
+        )
+
+
+class Identity(nn.Module):
+    """Skip connection at stride 1; a distinct type so drop-path can leave it alone."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x
+
+
+class Zero(nn.Module):
+    """The zero op: its output has the right shape and no signal (nor gradient to x)."""
+
+    def __init__(self, stride: int) -> None:
+        super().__init__()
+        self.stride = stride
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.stride == 1:
+            return x.mul(0.0)
+        return x[:, :, :: self.stride, :: self.stride].mul(0.0)
+
+
+class FactorizedReduce(nn.Module):
+    """Halve the resolution without losing every other pixel: two offset 1x1 stride-2 convs."""
+
+    def __init__(self, c_in: int, c_out: int, affine: bool = True) -> None:
+        super().__init__()
+        if c_out % 2:
+            raise ValueError(f"FactorizedReduce needs an even output width, got {c_out}")
+        self.relu = nn.ReLU(inplace=False)
+        self.conv_a = nn.Conv2d(c_in, c_out // 2, 1, stride=2, bias=False)
+        self.conv_b = nn.Conv2d(c_in, c_out // 2, 1, stride=2, bias=False)
+        self.bn = nn.BatchNorm2d(c_out, affine=affine)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.relu(x)
+        shifted = x[:, :, 1:, 1:]
+        if shifted.shape[-1] == 0 or shifted.shape[-2] == 0:  # 1x1 input: nothing to shift
+            shifted = x
+        a = self.conv_a(x)
+        b = self.conv_b(shifted)
+        if b.shape[-2:] != a.shape[-2:]:  # odd sizes: pad the shifted branch back
+            b = nn.functional.pad(b, (0, a.shape[-1] - b.shape[-1], 0, a.shape[-2] - b.shape[-2]))
+        return self.bn(torch.cat([a, b], dim=1))
+
+
+OpFactory = Callable[[int, int, bool], nn.Module]
+
+OPS: dict[str, OpFactory] = {
+    "none": lambda c, stride, affine: Zero(stride),
+    "max_pool_3x3": lambda c, stride, affine: nn.MaxPool2d(3, stride=stride, padding=1),
+    "avg_pool_3x3": lambda c, stride, affine: nn.AvgPool2d(
+        3, stride=stride, padding=1, count_include_pad=False
+    ),
+    "skip_connect": lambda c, stride, affine: (
+        Identity() if stride == 1 else FactorizedReduce(c, c, affine)
+    ),
+    "sep_conv_3x3": lambda c, stride, affine: SepConv(c, c, 3, stride, 1, affine),
+    "sep_conv_5x5": lambda c, stride, affine: SepConv(c, c, 5, stride, 2, affine),
+    "dil_conv_3x3": lambda c, stride, affine: DilConv(c, c, 3, stride, 2, 2, affine),
+    "dil_conv_5x5": lambda c, stride, affine: DilConv(c, c, 5, stride, 4, 2, affine),
+}
+
+
+def make_op(name: str, channels: int, stride: int, *, affine: bool = True) -> nn.Module:
+    """Build the op called ``name``; unknown names raise ``KeyError`` listing the known ones."""
+    try:
+        factory = OPS[name]
+    except KeyError:
+        raise KeyError(f"unknown DARTS op {name!r}; known: {sorted(OPS)}") from None
+    return factory(channels, stride, affine)
