@@ -1,10 +1,12 @@
-"""The core's own contributions, registered like any plugin: datasets and executors."""
+"""The core's own contributions, registered like any plugin: datasets, executors, and the
+toy space/evaluator (instant demos and the conformance kit's default space)."""
 
 from __future__ import annotations
 
 from nasforge.datasets import BUILTIN_DATASETS
 from nasforge.executors import InProcessExecutor, ProcessPoolExecutor
 from nasforge.hookspecs import hookimpl
+from nasforge.testing.toy import ToyEvaluator, ToySpace
 
 
 @hookimpl
@@ -15,3 +17,13 @@ def nasforge_register_datasets() -> list:
 @hookimpl
 def nasforge_register_executors() -> list:
     return [InProcessExecutor, ProcessPoolExecutor]
+
+
+@hookimpl
+def nasforge_register_search_spaces() -> list:
+    return [ToySpace]
+
+
+@hookimpl
+def nasforge_register_evaluators() -> list:
+    return [ToyEvaluator]

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import attrs
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -195,6 +196,7 @@ class Experiment:
             "spec": self.spec.to_json(),
             "space": {"name": self.space.name, "version": self.space.version},
             "evaluator": self.evaluator.describe(),
+            "objective": attrs.asdict(self.evaluator.objective),
             "environment": describe_environment(),
             "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         }

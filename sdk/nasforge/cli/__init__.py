@@ -1,0 +1,41 @@
+"""The ``nasforge`` command line (Typer). Every command also exists as a Python call."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from nasforge.cli import export_cmd, listing, search_cmd
+from nasforge.cli.output import err_console
+from nasforge.errors import NasforgeError
+
+app = typer.Typer(
+    name="nasforge",
+    help="Neural architecture search from the command line: list plugins, search, resume, export.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+app.command()(listing.plugins)
+app.command()(listing.spaces)
+app.command()(listing.metrics)
+app.command()(listing.strategies)
+app.command()(listing.evaluators)
+app.command()(listing.datasets)
+app.command()(search_cmd.search)
+app.command()(search_cmd.resume)
+app.command()(export_cmd.export)
+app.command()(export_cmd.inspect)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point: user errors print one line and exit with status 2."""
+    try:
+        app(args=argv, prog_name="nasforge")
+    except NasforgeError as exc:
+        err_console.print(f"[red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        err_console.print("interrupted")
+        sys.exit(130)

@@ -1,0 +1,114 @@
+"""`nasforge export` and `nasforge inspect`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from nasforge.cli.options import parse_options, parse_shape
+from nasforge.cli.output import out_console, print_json
+from nasforge.errors import NasforgeError
+from nasforge.export import export_genotype, export_onnx, inspect_file, load_genotype
+from nasforge.genotype import Genotype
+from nasforge.journal import JournalReader, journal_path
+from nasforge.registry import get_registry
+from nasforge.search_space import SearchSpace
+
+
+def resolve_genotype(source: str, space_name: str | None) -> tuple[SearchSpace, Genotype]:
+    """A genotype from a string, a .safetensors file or a run directory (its best)."""
+    registry = get_registry()
+    path = Path(source)
+    if path.is_dir():
+        reader = JournalReader(journal_path(path))
+        name = reader.header["space"]["name"]
+        space = registry.get("space", space_name or name)()
+        return space, _best_of(space, reader)
+    if path.suffix == ".safetensors" or path.is_file():
+        g = load_genotype(path)
+        space = registry.get("space", space_name or g.space)()
+        space.validate(g)
+        return space, g
+    if space_name is None:
+        raise NasforgeError("a genotype string needs --space (e.g. --space nb201)")
+    space = registry.get("space", space_name)()
+    return space, space.parse(source)
+
+
+def _best_of(space: SearchSpace, reader: JournalReader) -> Genotype:
+    from nasforge.result import Objective
+
+    if not reader.trials:
+        raise NasforgeError(f"{reader.path} holds no finished trial")
+    objective = Objective(**reader.header["objective"])
+    best = max(reader.trials, key=lambda t: (objective.fitness(t.result), -t.index))
+    space.validate(best.genotype)
+    return best.genotype
+
+
+def export(
+    source: Annotated[
+        str, typer.Argument(help="A genotype string, a .safetensors genotype, or a run directory.")
+    ],
+    out: Annotated[Path, typer.Option(help="Output directory.")] = Path("export"),
+    space: Annotated[str | None, typer.Option(help="Space of a genotype string (files know theirs).")] = None,
+    onnx: Annotated[bool, typer.Option("--onnx/--no-onnx", help="Also export the network as ONNX.")] = True,
+    input_shape: Annotated[str, typer.Option(help="Example input shape N,C,H,W for ONNX.")] = "1,3,32,32",
+    build_option: Annotated[
+        list[str] | None,
+        typer.Option("--build-option", help="Network option key=value, e.g. num_classes=100."),
+    ] = None,
+    tolerance: Annotated[float, typer.Option(help="Largest |torch - onnxruntime| accepted.")] = 1e-4,
+    json_out: Annotated[bool, typer.Option("--json", help="Print what was written as JSON.")] = False,
+) -> None:
+    """Write a genotype as safetensors and its network as ONNX, checked with onnxruntime.
+
+    Examples: nasforge export runs/my-run --out export/ ;
+    nasforge export '|nor_conv_3x3~0|+|skip_connect~0|none~1|+|none~0|none~1|skip_connect~2|' --space nb201
+    """
+    sp, g = resolve_genotype(source, space)
+    genotype_path = export_genotype(g, out / "genotype.safetensors", sp)
+    result: dict[str, object] = {"genotype": str(genotype_path), "text": sp.format(g)}
+    if onnx:
+        report = export_onnx(
+            g,
+            out / "model.onnx",
+            sp,
+            input_shape=parse_shape(input_shape),
+            build_options=parse_options(build_option),
+            tolerance=tolerance,
+        )
+        result.update(
+            onnx=str(report.path),
+            max_abs_diff=report.max_abs_diff,
+            tolerance=report.tolerance,
+            seconds=round(report.seconds, 3),
+        )
+    if json_out:
+        print_json(result)
+        return
+    table = Table(title="exported", show_header=False)
+    for k, v in result.items():
+        table.add_row(k, f"{v:.3g}" if isinstance(v, float) else str(v))
+    out_console.print(table)
+
+
+def inspect(
+    path: Annotated[
+        Path, typer.Argument(help="A .safetensors genotype, an .onnx model, or a run directory.")
+    ],
+    json_out: Annotated[bool, typer.Option("--json", help="Print JSON to stdout.")] = False,
+) -> None:
+    """Describe a nasforge genotype file, ONNX model or run directory."""
+    info = inspect_file(path)
+    if json_out:
+        print_json(info)
+        return
+    table = Table(title=f"{info['kind']}: {path}", show_header=False)
+    for k, v in info.items():
+        if k not in ("kind", "path"):
+            table.add_row(k, str(v))
+    out_console.print(table)

@@ -1,0 +1,7 @@
+"""Results leave nasforge as safetensors genotypes and ONNX models."""
+
+from nasforge.export.genotype_file import export_genotype, load_genotype
+from nasforge.export.inspect import inspect_file
+from nasforge.export.onnx_export import OnnxReport, export_onnx
+
+__all__ = ["OnnxReport", "export_genotype", "export_onnx", "inspect_file", "load_genotype"]

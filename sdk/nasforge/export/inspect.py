@@ -1,0 +1,85 @@
+"""Describe a nasforge file (genotype, ONNX model) or run directory, without plugins."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from nasforge.errors import ExportError
+from nasforge.export.genotype_file import load_genotype, read_metadata
+
+
+def inspect_file(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """A JSON-able description; raises :class:`ExportError` for unknown or corrupt input."""
+    path = Path(path)
+    if path.is_dir():
+        return _inspect_run(path)
+    if not path.exists():
+        raise ExportError(f"no such file: {path}")
+    with open(path, "rb") as fh:
+        head = fh.read(8)
+    if path.suffix == ".onnx":
+        return _inspect_onnx(path)
+    if path.suffix == ".safetensors" or len(head) == 8:
+        meta = read_metadata(path)
+        g = load_genotype(path)
+        return {
+            "kind": "genotype",
+            "path": str(path),
+            "space": g.space,
+            "version": g.version,
+            "choices": list(g.choices),
+            "text": meta.get("text"),
+            "op_names": json.loads(meta["op_names"]) if "op_names" in meta else None,
+        }
+    raise ExportError(f"{path}: not a nasforge file")
+
+
+def _inspect_onnx(path: Path) -> dict[str, Any]:
+    import onnx
+
+    try:
+        model = onnx.load(str(path))
+        onnx.checker.check_model(model)
+    except Exception as exc:
+        raise ExportError(f"{path} is not a valid ONNX model ({str(exc).splitlines()[0]})") from exc
+    params = sum(int(_numel(t.dims)) for t in model.graph.initializer)
+    return {
+        "kind": "onnx",
+        "path": str(path),
+        "opset": [o.version for o in model.opset_import if o.domain in ("", "ai.onnx")],
+        "inputs": [_value_info(v) for v in model.graph.input],
+        "outputs": [_value_info(v) for v in model.graph.output],
+        "parameters": params,
+        "nodes": len(model.graph.node),
+        "metadata": {p.key: p.value for p in model.metadata_props},
+    }
+
+
+def _inspect_run(path: Path) -> dict[str, Any]:
+    from nasforge.journal import JournalReader, journal_path
+
+    reader = JournalReader(journal_path(path))
+    return {
+        "kind": "run",
+        "path": str(path),
+        "spec": reader.header.get("spec"),
+        "environment": reader.header.get("environment"),
+        "trials": len(reader.trials),
+        "finished": reader.end is not None,
+        "best": reader.end.get("best_text") if reader.end else None,
+    }
+
+
+def _numel(dims: Any) -> int:
+    n = 1
+    for d in dims:
+        n *= d
+    return n
+
+
+def _value_info(v: Any) -> dict[str, Any]:
+    dims = [d.dim_param or d.dim_value for d in v.type.tensor_type.shape.dim]
+    return {"name": v.name, "shape": dims}

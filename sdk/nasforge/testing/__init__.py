@@ -1,0 +1,9 @@
+"""Conformance kit for plugin authors (and the toy space it uses).
+
+Subclass the suites in :mod:`nasforge.testing.conformance` in your own test files and
+provide the fixtures they ask for; see CONTRIBUTING.md.
+"""
+
+from nasforge.testing.toy import ToyEvaluator, ToySpace
+
+__all__ = ["ToyEvaluator", "ToySpace"]

@@ -1,0 +1,318 @@
+"""Test suites every SearchSpace, Strategy, Evaluator and Metric plugin must pass.
+
+Usage, in the plugin's own tests (pytest collects the inherited ``test_*`` methods)::
+
+    from nasforge.testing.conformance import SearchSpaceConformance
+
+    class TestMySpace(SearchSpaceConformance):
+        @pytest.fixture
+        def space(self):
+            return MySpace()
+
+The checks are about the contract the core relies on (validity, determinism, lossless
+round trips, JSON-able state), not about search quality.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from typing import Any
+
+import pytest
+import torch
+
+from nasforge.budget import Budget
+from nasforge.errors import InvalidGenotypeError, NasforgeError
+from nasforge.evaluator import Evaluator
+from nasforge.experiment import Experiment
+from nasforge.export import export_genotype, load_genotype
+from nasforge.genotype import Genotype
+from nasforge.metric import Metric, MetricContext, MetricInfo
+from nasforge.result import Objective, Result
+from nasforge.search_space import (
+    BUILD,
+    ENCODE,
+    ENUMERATE,
+    MUTATE,
+    NEIGHBOURS,
+    SAMPLE,
+    SUPERNET,
+    SearchSpace,
+)
+from nasforge.spec import ExperimentSpec
+from nasforge.strategy import Strategy
+from nasforge.testing.toy import ToyEvaluator, ToySpace
+
+KNOWN_CAPABILITIES = {SAMPLE, MUTATE, NEIGHBOURS, ENCODE, ENUMERATE, BUILD, SUPERNET}
+N_SAMPLES = 8
+
+
+def _samples(space: SearchSpace, n: int = N_SAMPLES, seed: int = 0) -> list[Genotype]:
+    rng = random.Random(seed)
+    return [space.sample(rng) for _ in range(n)]
+
+
+class SearchSpaceConformance:
+    """Provide a ``space`` fixture; override ``build_kwargs``/``input_shape`` if needed."""
+
+    #: Largest space for which the kit walks ``enumerate()`` completely.
+    max_enumerate = 20_000
+
+    @pytest.fixture
+    def space(self) -> SearchSpace:
+        raise NotImplementedError("provide a `space` fixture returning your SearchSpace")
+
+    @pytest.fixture
+    def build_kwargs(self) -> dict[str, Any]:
+        return {}
+
+    @pytest.fixture
+    def input_shape(self) -> tuple[int, ...]:
+        return (2, 3, 32, 32)
+
+    def test_identity(self, space: SearchSpace) -> None:
+        assert isinstance(space.name, str) and space.name
+        assert isinstance(space.version, str) and space.version
+        assert space.capabilities <= KNOWN_CAPABILITIES, space.capabilities - KNOWN_CAPABILITIES
+        assert SAMPLE in space.capabilities
+        assert all(isinstance(op, str) for op in space.op_names)
+
+    def test_sample_is_valid_and_seeded(self, space: SearchSpace) -> None:
+        a, b = _samples(space), _samples(space)
+        assert a == b, "sample(rng) must depend only on the rng"
+        for g in a:
+            assert (g.space, g.version) == (space.name, space.version)
+            space.validate(g)
+            hash(g)
+
+    def test_text_round_trip(self, space: SearchSpace) -> None:
+        for g in _samples(space):
+            text = space.format(g)
+            assert isinstance(text, str)
+            assert space.parse(text) == g
+
+    def test_parse_rejects_garbage(self, space: SearchSpace) -> None:
+        for bad in ("", "definitely not a genotype", "|||+|||"):
+            with pytest.raises(InvalidGenotypeError):
+                space.parse(bad)
+
+    def test_validate_rejects_foreign(self, space: SearchSpace) -> None:
+        g = _samples(space, 1)[0]
+        with pytest.raises(InvalidGenotypeError):
+            space.validate(Genotype(space=space.name + "-other", version=space.version, choices=g.choices))
+        with pytest.raises(InvalidGenotypeError):
+            space.validate(Genotype(space=space.name, version=space.version + "x", choices=g.choices))
+
+    def test_tensor_and_safetensors_round_trip(self, space: SearchSpace, tmp_path: Any) -> None:
+        for i, g in enumerate(_samples(space)):
+            tensors, meta = g.to_tensors()
+            assert Genotype.from_tensors(tensors, meta) == g
+            path = export_genotype(g, tmp_path / f"g{i}.safetensors", space)
+            assert load_genotype(path, space) == g
+
+    def test_mutate(self, space: SearchSpace) -> None:
+        if MUTATE not in space.capabilities:
+            pytest.skip("space does not declare 'mutate'")
+        rng = random.Random(1)
+        for g in _samples(space):
+            child = space.mutate(g, rng)
+            space.validate(child)
+            assert child != g, "mutate must change the genotype"
+
+    def test_neighbours(self, space: SearchSpace) -> None:
+        if NEIGHBOURS not in space.capabilities:
+            pytest.skip("space does not declare 'neighbours'")
+        for g in _samples(space, 3):
+            ns = space.neighbours(g)
+            assert ns, "a genotype needs at least one neighbour"
+            assert g not in ns
+            assert len(set(ns)) == len(ns), "neighbours must be unique"
+            assert ns == space.neighbours(g), "neighbours must be deterministic"
+            for n in ns:
+                space.validate(n)
+
+    def test_encode_decode(self, space: SearchSpace) -> None:
+        if ENCODE not in space.capabilities:
+            pytest.skip("space does not declare 'encode'")
+        lengths = set()
+        for g in _samples(space):
+            x = space.encode(g)
+            assert x.dtype.is_floating_point and x.dim() == 1
+            lengths.add(x.numel())
+            assert space.decode(x) == g
+        assert len(lengths) == 1, "encodings must have a fixed length"
+
+    def test_enumerate(self, space: SearchSpace) -> None:
+        if ENUMERATE not in space.capabilities:
+            pytest.skip("space does not declare 'enumerate'")
+        size = space.size
+        assert size is not None and size > 0
+        if size > self.max_enumerate:
+            pytest.skip(f"space too large to walk in a test ({size})")
+        seen = set(space.enumerate())
+        assert len(seen) == size
+        for g in _samples(space):
+            assert g in seen
+
+    def test_build_forward(
+        self, space: SearchSpace, build_kwargs: dict[str, Any], input_shape: tuple[int, ...]
+    ) -> None:
+        if BUILD not in space.capabilities:
+            pytest.skip("space does not declare 'build'")
+        torch.manual_seed(0)
+        g = _samples(space, 1)[0]
+        model = space.build(g, **build_kwargs)
+        with torch.no_grad():
+            out = model.eval()(torch.randn(*input_shape))
+        if isinstance(out, tuple | list):
+            out = out[0]
+        assert out.shape[0] == input_shape[0]
+        assert torch.isfinite(out).all()
+
+
+def _drive(strategy: Strategy, evaluator: Evaluator, n: int) -> list[Genotype]:
+    asked = []
+    for _ in range(n):
+        g = strategy.ask()
+        asked.append(g)
+        strategy.tell(g, evaluator.evaluate(g))
+    return asked
+
+
+class StrategyConformance:
+    """Provide a ``strategy_cls`` fixture; ``space``/``evaluator`` default to the toy ones."""
+
+    n_trials = 30
+
+    @pytest.fixture
+    def strategy_cls(self) -> type[Strategy]:
+        raise NotImplementedError("provide a `strategy_cls` fixture returning your Strategy class")
+
+    @pytest.fixture
+    def strategy_options(self) -> dict[str, Any]:
+        return {}
+
+    @pytest.fixture
+    def space(self) -> SearchSpace:
+        return ToySpace()
+
+    @pytest.fixture
+    def evaluator(self, space: SearchSpace) -> Evaluator:
+        return ToyEvaluator(space)
+
+    def _make(self, cls: type[Strategy], space: SearchSpace, evaluator: Evaluator, opts: dict, seed: int = 0):
+        return cls(space, objective=evaluator.objective, seed=seed, **opts)
+
+    def test_identity(self, strategy_cls: type[Strategy]) -> None:
+        assert isinstance(strategy_cls.name, str) and strategy_cls.name
+        assert strategy_cls.requires <= KNOWN_CAPABILITIES
+
+    def test_asks_valid_genotypes(self, strategy_cls, strategy_options, space, evaluator) -> None:
+        strategy = self._make(strategy_cls, space, evaluator, strategy_options)
+        for g in _drive(strategy, evaluator, self.n_trials):
+            space.validate(g)
+
+    def test_deterministic_given_seed(self, strategy_cls, strategy_options, space, evaluator) -> None:
+        """Resume-by-replay relies on this: same seed + same results -> same asks."""
+        a = _drive(self._make(strategy_cls, space, evaluator, strategy_options), evaluator, self.n_trials)
+        b = _drive(self._make(strategy_cls, space, evaluator, strategy_options), evaluator, self.n_trials)
+        assert a == b
+
+    def test_survives_failed_results(self, strategy_cls, strategy_options, space, evaluator) -> None:
+        strategy = self._make(strategy_cls, space, evaluator, strategy_options)
+        for _ in range(self.n_trials // 2):
+            g = strategy.ask()
+            strategy.tell(g, Result(objectives={}, failed=True, error="boom"))
+        space.validate(strategy.ask())
+
+    def test_state_dict_round_trip(self, strategy_cls, strategy_options, space, evaluator) -> None:
+        s1 = self._make(strategy_cls, space, evaluator, strategy_options)
+        _drive(s1, evaluator, self.n_trials // 2)
+        state = json.loads(json.dumps(s1.state_dict()))  # must be JSON-able
+        s2 = self._make(strategy_cls, space, evaluator, strategy_options, seed=12345)
+        s2.load_state_dict(state)
+        assert _drive(s1, evaluator, 10) == _drive(s2, evaluator, 10)
+
+    def test_runs_in_experiment(self, strategy_cls, strategy_options, space, evaluator, tmp_path) -> None:
+        spec = ExperimentSpec(
+            space=space.name,
+            strategy=strategy_cls.name,
+            evaluator=evaluator.name,
+            budget=Budget(trials=12),
+            strategy_options=strategy_options,
+        )
+        strategy = self._make(strategy_cls, space, evaluator, strategy_options)
+        exp = Experiment(space, strategy, evaluator, spec, run_dir=tmp_path, progress=False)
+        outcome = exp.run()
+        assert 1 <= len(outcome.history) <= 12
+        space.validate(outcome.best)
+
+
+class EvaluatorConformance:
+    """Provide ``evaluator`` (bound to its space) fixtures."""
+
+    @pytest.fixture
+    def evaluator(self) -> Evaluator:
+        raise NotImplementedError("provide an `evaluator` fixture")
+
+    def test_identity(self, evaluator: Evaluator) -> None:
+        assert isinstance(evaluator.name, str) and evaluator.name
+        assert isinstance(evaluator.objective, Objective)
+        json.dumps(evaluator.describe())
+
+    def test_evaluate(self, evaluator: Evaluator) -> None:
+        for g in _samples(evaluator.space, 4):
+            r = evaluator.evaluate(g)
+            assert isinstance(r, Result)
+            assert r.cost >= 0
+            if not r.failed:
+                assert evaluator.objective.name in r.objectives
+                assert not math.isnan(r.objectives[evaluator.objective.name])
+            json.dumps(r.to_json())
+
+    def test_rejects_foreign_genotype(self, evaluator: Evaluator) -> None:
+        g = _samples(evaluator.space, 1)[0]
+        foreign = Genotype(space=g.space + "-other", version=g.version, choices=g.choices)
+        with pytest.raises(NasforgeError):
+            evaluator.evaluate(foreign)
+
+
+class MetricConformance:
+    """Provide ``metric``; ``model`` and ``batch`` default to a small conv net and batch."""
+
+    @pytest.fixture
+    def metric(self) -> Metric:
+        raise NotImplementedError("provide a `metric` fixture")
+
+    @pytest.fixture
+    def model_factory(self):  # noqa: ANN201 - returns a callable
+        def make() -> torch.nn.Module:
+            torch.manual_seed(0)
+            return torch.nn.Sequential(
+                torch.nn.Conv2d(3, 8, 3, padding=1),
+                torch.nn.BatchNorm2d(8),
+                torch.nn.ReLU(),
+                torch.nn.AdaptiveAvgPool2d(1),
+                torch.nn.Flatten(),
+                torch.nn.Linear(8, 10),
+            )
+
+        return make
+
+    @pytest.fixture
+    def batch(self) -> tuple[torch.Tensor, torch.Tensor]:
+        gen = torch.Generator().manual_seed(0)
+        return torch.randn(8, 3, 16, 16, generator=gen), torch.randint(0, 10, (8,), generator=gen)
+
+    def test_info(self, metric: Metric) -> None:
+        assert isinstance(metric.info, MetricInfo)
+        assert metric.name == metric.info.name
+
+    def test_score_is_float_and_deterministic(self, metric: Metric, model_factory, batch) -> None:
+        ctx = MetricContext(num_classes=10, seed=0)
+        a = metric.score(model_factory(), batch, ctx=ctx)
+        b = metric.score(model_factory(), batch, ctx=ctx)
+        assert isinstance(a, float)
+        assert a == pytest.approx(b, rel=1e-5, nan_ok=True)
