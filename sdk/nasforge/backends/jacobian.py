@@ -1,0 +1,137 @@
+"""Per-sample Jacobians of a network's outputs with respect to its parameters.
+
+Built on torch.func so one code path serves CPU and CUDA: ``vmap(grad)`` over samples
+when each sample is forwarded alone (one batched backward for the whole chunk), and
+``jacrev`` of the batch function when BatchNorm couples the samples (exact, one backward
+per output row). Chunks halve themselves on out-of-memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+from torch import nn
+from torch.func import functional_call, grad, jacrev, vmap
+
+from nasforge.backends.chunking import map_chunks, retry_on_oom
+from nasforge.backends.device import resolve_device
+from nasforge.backends.functional import batch_norm_mode, per_sample_head, split_parameters
+from nasforge.backends.spec import KernelSpec
+
+Params = dict[str, torch.Tensor]
+
+
+def sample_function(
+    model: nn.Module, fixed: Params, spec: KernelSpec
+) -> Callable[[Params, torch.Tensor, torch.Tensor], torch.Tensor]:
+    """``f(params, x, y)``: one sample's head output, the sample forwarded alone."""
+
+    def f(params: Params, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        logits = functional_call(model, (params, fixed), (x.unsqueeze(0),))[0]
+        return per_sample_head(logits, y, spec.output, spec.loss)
+
+    return f
+
+
+def batch_function(
+    model: nn.Module, fixed: Params, spec: KernelSpec, x: torch.Tensor, y: torch.Tensor
+) -> Callable[[Params], torch.Tensor]:
+    """``f(params)``: every sample's head output, flattened to one vector.
+
+    With ``bn="batch"`` the batch is forwarded together (BN couples samples); otherwise
+    samples are forwarded one by one under ``vmap`` so the two agree with the sample view.
+    """
+    if spec.bn == "batch":
+
+        def coupled(params: Params) -> torch.Tensor:
+            logits = functional_call(model, (params, fixed), (x,))
+            heads = vmap(lambda lg, t: per_sample_head(lg, t, spec.output, spec.loss))(logits, y)
+            return heads.reshape(-1)
+
+        return coupled
+    single = sample_function(model, fixed, spec)
+
+    def separate(params: Params) -> torch.Tensor:
+        return vmap(single, in_dims=(None, 0, 0))(params, x, y).reshape(-1)
+
+    return separate
+
+
+def _labels(y: torch.Tensor | None, n: int, device: torch.device) -> torch.Tensor:
+    # A placeholder keeps one vmapped signature for label-free heads.
+    return torch.zeros(n, dtype=torch.long, device=device) if y is None else y.to(device)
+
+
+def _flatten(jac: Params, rows: int) -> torch.Tensor:
+    return torch.cat([j.reshape(rows, -1) for j in jac.values()], dim=1)
+
+
+def jacobian(
+    model: nn.Module,
+    inputs: torch.Tensor,
+    targets: torch.Tensor | None = None,
+    *,
+    spec: KernelSpec = KernelSpec(),
+    chunk_size: int = 64,
+    device: str | torch.device | None = "cpu",
+) -> torch.Tensor:
+    """The ``(rows, P)`` Jacobian of per-sample outputs w.r.t. the chosen parameters.
+
+    ``rows`` is the batch size, or batch x classes for ``output="full"``. Row order is
+    sample-major. The model is left unchanged.
+    """
+    if spec.needs_labels and targets is None:
+        raise ValueError(f"output '{spec.output}' needs targets")
+    dev = resolve_device(device)
+    x = inputs.to(dev)
+    y = _labels(targets, x.shape[0], dev)
+    params, fixed = split_parameters(model, spec.params, dev)
+    with batch_norm_mode(model, spec.bn):
+        if spec.bn == "batch":
+            f = batch_function(model, fixed, spec, x, y)
+
+            def run(size: int) -> Params:
+                return jacrev(f, chunk_size=size)(params)
+
+            jac = retry_on_oom(run, chunk_size)
+            rows = next(iter(jac.values())).shape[0]
+            return _flatten(jac, rows)
+        single = sample_function(model, fixed, spec)
+        per = jacrev(single) if spec.output == "full" else grad(single)
+        batched = vmap(per, in_dims=(None, 0, 0))
+
+        def chunk(a: int, b: int) -> torch.Tensor:
+            jac = batched(params, x[a:b], y[a:b])
+            k = 1 if spec.output != "full" else next(iter(jac.values())).shape[1]
+            return _flatten(jac, (b - a) * k)
+
+        return torch.cat(map_chunks(chunk, x.shape[0], chunk_size), dim=0)
+
+
+def per_sample_grads(
+    model: nn.Module,
+    inputs: torch.Tensor,
+    targets: torch.Tensor,
+    *,
+    loss: str = "cross_entropy",
+    bn: str = "sample",
+    params: str = "all",
+    chunk_size: int = 64,
+    device: str | torch.device | None = "cpu",
+) -> Params:
+    """Per-sample loss gradients by parameter name, each ``(batch, *param.shape)``.
+
+    The by-name layout is what optimisers and pruning code want; kernels use
+    :func:`jacobian` instead, which returns the same numbers as one flat matrix.
+    """
+    spec = KernelSpec(output="loss", bn=bn, params=params, loss=loss)
+    dev = resolve_device(device)
+    live, _ = split_parameters(model, params, dev)
+    flat = jacobian(model, inputs, targets, spec=spec, chunk_size=chunk_size, device=dev)
+    out: Params = {}
+    col = 0
+    for name, p in live.items():
+        out[name] = flat[:, col : col + p.numel()].reshape(flat.shape[0], *p.shape)
+        col += p.numel()
+    return out
