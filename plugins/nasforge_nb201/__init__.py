@@ -1,1 +1,33 @@
-"""placeholder; filled in by its plugin work."""
+"""NAS-Bench-201 for nasforge: the 15,625-cell space, its networks and supernet, and the
+bundled benchmark table behind a simulated-clock evaluator.
+
+Registered through the ``nasforge`` entry point ``nb201``; importing this package reads
+no data (the table loads on first lookup).
+"""
+
+from nasforge_nb201.arch import OP_NAMES
+from nasforge_nb201.clock import TrainingClock
+from nasforge_nb201.datasets import DATASET_NAMES, BenchmarkDataset, benchmark_dataset
+from nasforge_nb201.evaluator import NB201TableEvaluator
+from nasforge_nb201.flops import network_macs
+from nasforge_nb201.network import NB201Network, build
+from nasforge_nb201.space import NB201Space
+from nasforge_nb201.supernet import NB201Supernet, supernet
+from nasforge_nb201.table import NB201Table, load_table
+
+__all__ = [
+    "DATASET_NAMES",
+    "OP_NAMES",
+    "BenchmarkDataset",
+    "NB201Network",
+    "NB201Space",
+    "NB201Supernet",
+    "NB201Table",
+    "NB201TableEvaluator",
+    "TrainingClock",
+    "benchmark_dataset",
+    "build",
+    "load_table",
+    "network_macs",
+    "supernet",
+]

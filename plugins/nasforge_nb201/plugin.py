@@ -1,0 +1,21 @@
+"""pluggy entry point of the plugin (``nb201 = "nasforge_nb201.plugin"``).
+
+Registration only names classes: the table stays unread and no network is built, so
+discovering plugins costs nothing beyond the imports.
+"""
+
+from __future__ import annotations
+
+from nasforge.hookspecs import hookimpl
+from nasforge_nb201.evaluator import NB201TableEvaluator
+from nasforge_nb201.space import NB201Space
+
+
+@hookimpl
+def nasforge_register_search_spaces() -> list[type]:
+    return [NB201Space]
+
+
+@hookimpl
+def nasforge_register_evaluators() -> list[type]:
+    return [NB201TableEvaluator]
