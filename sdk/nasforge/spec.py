@@ -6,6 +6,8 @@ arguments and a journal can never be resumed with different settings by accident
 
 from __future__ import annotations
 
+import difflib
+import inspect
 from typing import Any
 
 import attrs
@@ -48,16 +50,38 @@ class ExperimentSpec:
 
     def build(self, registry: Registry) -> tuple[Any, Any, Any, Any]:
         """Instantiate (space, evaluator, strategy, executor) through the registry."""
-        space = registry.get("space", self.space)(**self.space_options)
+        space = construct("search space", registry.get("space", self.space), self.space_options)
         evaluator_cls = registry.get("evaluator", self.evaluator)
         if evaluator_cls.spaces and space.name not in evaluator_cls.spaces:
             raise NasforgeError(
                 f"evaluator '{self.evaluator}' works on spaces {sorted(evaluator_cls.spaces)}, "
                 f"not '{space.name}'"
             )
-        evaluator = evaluator_cls(space, dataset=self.dataset, **self.evaluator_options)
-        strategy = registry.get("strategy", self.strategy)(
-            space, objective=evaluator.objective, seed=self.seed, **self.strategy_options
+        evaluator = construct("evaluator", evaluator_cls, self.evaluator_options, space, dataset=self.dataset)
+        strategy = construct(
+            "strategy",
+            registry.get("strategy", self.strategy),
+            self.strategy_options,
+            space,
+            objective=evaluator.objective,
+            seed=self.seed,
         )
         executor = registry.get("executor", self.executor)(workers=self.workers)
         return space, evaluator, strategy, executor
+
+
+def construct(kind: str, cls: Any, options: dict[str, Any], *args: Any, **fixed: Any) -> Any:
+    """``cls(*args, **fixed, **options)``, with unknown user options named in one line."""
+    params = inspect.signature(cls).parameters
+    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+    if not takes_any:
+        accepted = [n for n, p in params.items() if p.kind is p.KEYWORD_ONLY and n not in fixed]
+        for key in options:
+            if key not in accepted:
+                close = difflib.get_close_matches(key, accepted, n=1)
+                hint = f"; did you mean '{close[0]}'?" if close else ""
+                raise NasforgeError(
+                    f"{kind} '{cls.name}' does not accept option '{key}'{hint} "
+                    f"(accepts: {', '.join(accepted) or 'no options'})"
+                )
+    return cls(*args, **fixed, **options)

@@ -1,0 +1,5 @@
+"""``python -m nasforge`` is the ``nasforge`` command."""
+
+from nasforge.cli import main
+
+main()

@@ -1,0 +1,55 @@
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from nasforge import Genotype
+
+choice = st.one_of(st.text(min_size=0, max_size=12), st.integers(min_value=-(2**62), max_value=2**62))
+genotypes = st.builds(
+    Genotype,
+    space=st.text(min_size=1, max_size=10),
+    version=st.text(min_size=1, max_size=4),
+    choices=st.lists(choice, max_size=20).map(tuple),
+)
+
+
+@given(genotypes)
+def test_tensor_round_trip_is_lossless(g: Genotype) -> None:
+    tensors, meta = g.to_tensors()
+    back = Genotype.from_tensors(tensors, meta)
+    assert back == g
+    assert [type(c) for c in back.choices] == [type(c) for c in g.choices]
+
+
+@given(genotypes)
+def test_json_round_trip(g: Genotype) -> None:
+    assert Genotype.from_json(g.to_json()) == g
+
+
+def test_hashable_and_frozen() -> None:
+    g = Genotype("s", "1", ("a", 1))
+    assert {g: 1}[Genotype("s", "1", ["a", 1])] == 1
+    with pytest.raises(AttributeError):
+        g.space = "t"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("bad", [(1.5,), (True,), (None,)])
+def test_rejects_non_discrete_choices(bad: tuple) -> None:
+    with pytest.raises(TypeError):
+        Genotype("s", "1", bad)
+
+
+def test_rejects_empty_space_name() -> None:
+    with pytest.raises(ValueError):
+        Genotype("", "1", ())
+
+
+def test_from_tensors_rejects_inconsistent_input() -> None:
+    tensors, meta = Genotype("s", "1", ("a", "b")).to_tensors()
+    with pytest.raises(ValueError):
+        Genotype.from_tensors(tensors, {k: v for k, v in meta.items() if k != "names"})
+    meta["names"] = "[]"
+    with pytest.raises(ValueError):
+        Genotype.from_tensors(tensors, meta)
