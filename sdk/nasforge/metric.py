@@ -43,10 +43,14 @@ class Metric(abc.ABC):
     """Score an untrained network; the model is the caller's and may be modified."""
 
     info: ClassVar[MetricInfo]
+    #: Set from ``info.name`` for every subclass, so registries can read it off the class.
+    name: ClassVar[str]
 
-    @property
-    def name(self) -> str:
-        return self.info.name
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        info = cls.__dict__.get("info")
+        if isinstance(info, MetricInfo):
+            cls.name = info.name
 
     @abc.abstractmethod
     def score(self, model: nn.Module, batch: Batch, *, ctx: MetricContext) -> float:
