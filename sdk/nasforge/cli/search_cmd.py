@@ -113,10 +113,12 @@ def _report(experiment: Experiment, outcome: SearchOutcome, json_out: bool) -> N
         )
         return
     table = Table(title="search finished", show_header=False)
+    table.add_column(style="bold")
+    table.add_column(overflow="fold")
     table.add_row("best", space.format(outcome.best))
     table.add_row(objective.name, f"{value:.4f}" if value is not None else "-")
     table.add_row("trials", str(len(outcome.history)))
     if experiment.evaluator.simulated:
-        table.add_row("simulated time", f"{sim / 3600:.1f} h")
+        table.add_row("simulated time", f"{sim / 3600:.1f} h" if sim >= 3600 else f"{sim:.1f} s")
     table.add_row("journal", str(experiment.run_dir))
     out_console.print(table)
