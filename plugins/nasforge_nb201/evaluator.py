@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 import attrs
 
-from nasforge.errors import CapabilityError, InvalidGenotypeError
+from nasforge.errors import CapabilityError
 from nasforge.evaluator import Evaluator
 from nasforge.genotype import Genotype
 from nasforge.result import Objective, Result
@@ -57,11 +57,13 @@ class NB201TableEvaluator(Evaluator):
         return OBJECTIVE
 
     def evaluate(self, g: Genotype) -> Result:
-        """Look ``g`` up; a genotype outside the space becomes a failed Result."""
-        try:
-            self.space.validate(g)
-        except InvalidGenotypeError as exc:
-            return Result(objectives={}, failed=True, error=str(exc))
+        """Look ``g`` up.
+
+        A genotype of another space (or a malformed one) is the caller's error and raises
+        :class:`~nasforge.errors.InvalidGenotypeError`, as the conformance kit expects;
+        every valid cell is in the table, so no lookup of a valid cell can fail.
+        """
+        self.space.validate(g)
         ops: tuple[str, ...] = tuple(g.choices)  # type: ignore[arg-type]
         table = load_table()
         index = table.index_of_code(arch.to_code(ops))
