@@ -8,11 +8,12 @@ calibration) and ``simulated = True`` tells budgets and anytime curves to use it
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import attrs
 
-from nasforge.errors import CapabilityError
+from nasforge.errors import CapabilityError, NasforgeError
 from nasforge.evaluator import Evaluator
 from nasforge.genotype import Genotype
 from nasforge.result import Objective, Result
@@ -41,8 +42,10 @@ class NB201TableEvaluator(Evaluator):
         space: SearchSpace,
         *,
         dataset: str | None = "cifar10",
-        clock: TrainingClock | None = None,
+        clock: TrainingClock | Mapping[str, Any] | None = None,
     ) -> None:
+        """``clock`` may be a plain dict of :class:`TrainingClock` fields (e.g.
+        ``{"epochs": 100}``) so that JSON experiment specs and journals can carry it."""
         if space.name not in self.spaces:
             raise CapabilityError(
                 f"evaluator '{self.name}' works on space '{arch.SPACE_NAME}', not '{space.name}'"
@@ -50,7 +53,7 @@ class NB201TableEvaluator(Evaluator):
         info = benchmark_dataset("cifar10" if dataset is None else dataset)
         super().__init__(space, dataset=info.name)
         self._info = info
-        self.clock = clock or TrainingClock()
+        self.clock = _make_clock(clock)
 
     @property
     def objective(self) -> Objective:
@@ -81,3 +84,17 @@ class NB201TableEvaluator(Evaluator):
             "table_sha256": load_table().sha256,
             "clock": attrs.asdict(self.clock),
         }
+
+
+def _make_clock(clock: TrainingClock | Mapping[str, Any] | None) -> TrainingClock:
+    if clock is None:
+        return TrainingClock()
+    if isinstance(clock, TrainingClock):
+        return clock
+    if isinstance(clock, Mapping):
+        try:
+            return TrainingClock(**clock)
+        except (TypeError, ValueError) as exc:
+            fields = ", ".join(a.name for a in attrs.fields(TrainingClock))
+            raise NasforgeError(f"bad nb201-table clock {dict(clock)!r}: {exc} (fields: {fields})") from exc
+    raise NasforgeError(f"nb201-table clock must be a TrainingClock or a dict, got {clock!r}")

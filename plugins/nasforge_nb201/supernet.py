@@ -16,7 +16,7 @@ stand-alone network costs.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 import torch
 from torch import nn
@@ -108,9 +108,9 @@ class NB201Supernet(MacroNetwork):
         """The architecture parameters (what DARTS's outer optimiser updates)."""
         return [self.alphas]
 
-    def weight_parameters(self) -> Iterator[nn.Parameter]:
+    def weight_parameters(self) -> list[nn.Parameter]:
         """Every parameter except the architecture ones (the inner optimiser's share)."""
-        return (p for name, p in self.named_parameters() if name != "alphas")
+        return [p for name, p in self.named_parameters() if name != "alphas"]
 
     # --- forward ------------------------------------------------------------------------
     def forward(

@@ -8,7 +8,7 @@ import random
 import pytest
 
 import nasforge
-from nasforge.errors import CapabilityError, InvalidGenotypeError, UnknownNameError
+from nasforge.errors import CapabilityError, InvalidGenotypeError, NasforgeError, UnknownNameError
 from nasforge.genotype import Genotype
 from nasforge.result import Objective
 from nasforge.testing import ToySpace
@@ -107,6 +107,10 @@ def test_clock_is_configurable_and_validated(space) -> None:
     full = NB201TableEvaluator(space)
     g = space.parse(RESNET)
     assert half.evaluate(g).cost == pytest.approx(full.evaluate(g).cost / 2)
+    as_json = NB201TableEvaluator(space, clock={"epochs": 100})  # how a JSON spec passes it
+    assert as_json.evaluate(g).cost == half.evaluate(g).cost
+    with pytest.raises(NasforgeError, match="fields: epochs"):
+        NB201TableEvaluator(space, clock={"epoch": 100})
     with pytest.raises(ValueError):
         TrainingClock(epochs=0)
     with pytest.raises(ValueError):

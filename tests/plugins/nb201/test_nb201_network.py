@@ -45,6 +45,12 @@ def test_forward_small_and_odd_inputs(size: int) -> None:
     out.sum().backward()  # trainable end to end
 
 
+@pytest.mark.parametrize("bad", [{"C": 0}, {"N": -1}, {"num_classes": 2.5}, {"in_channels": True}])
+def test_bad_sizes_are_refused_at_the_boundary(bad: dict) -> None:
+    with pytest.raises(ValueError, match="must be a positive int"):
+        build(RESNET, **bad)
+
+
 def test_macro_structure() -> None:
     net = build(ALL_OPS, C=8, N=2, num_classes=7)
     kinds = [type(m) for m in net.layers]

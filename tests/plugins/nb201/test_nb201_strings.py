@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from nasforge.errors import InvalidGenotypeError
 from nasforge.genotype import Genotype
-from nasforge_nb201 import arch
+from nasforge_nb201 import NB201Space, arch
 
 RESNET = "|nor_conv_3x3~0|+|nor_conv_3x3~0|nor_conv_3x3~1|+|nor_conv_3x3~0|nor_conv_3x3~1|nor_conv_3x3~2|"
 GOOD = "|nor_conv_3x3~0|+|nor_conv_3x3~0|avg_pool_3x3~1|+|skip_connect~0|nor_conv_3x3~1|skip_connect~2|"
@@ -130,3 +132,29 @@ def test_code_is_base5_first_edge_most_significant() -> None:
     assert arch.to_code(("none",) * 5 + ("skip_connect",)) == 1
     assert arch.to_code(("skip_connect",) + ("none",) * 5) == 5**5
     assert arch.to_code(("avg_pool_3x3",) * 6) == 15_624
+
+
+_PIECES = st.sampled_from(
+    ["|", "+", "~", "0", "1", "2", "3", " ", "none", "skip_connect", "nor_conv_3x3", "x"]
+)
+
+
+@settings(max_examples=300, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_PIECES, max_size=40).map("".join) | st.text(max_size=60))
+def test_parse_never_fails_any_other_way(text: str) -> None:
+    """Any text either parses to a cell that formats back to it, or raises the one error."""
+    space = NB201Space()
+    try:
+        g = space.parse(text)
+    except InvalidGenotypeError as exc:
+        assert "\n" not in str(exc)
+    else:
+        assert space.format(g) == text.strip()
+
+
+@settings(max_examples=200, derandomize=True)
+@given(st.lists(st.sampled_from(arch.OP_NAMES), min_size=6, max_size=6))
+def test_format_parse_round_trip_property(ops: list[str]) -> None:
+    space = NB201Space()
+    g = space.genotype(ops)
+    assert space.parse(space.format(g)) == g
