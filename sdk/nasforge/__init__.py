@@ -24,6 +24,7 @@ from nasforge.registry import Registry, get_registry
 from nasforge.result import Objective, Result, SearchOutcome, Trial
 from nasforge.search_space import SearchSpace
 from nasforge.strategy import OneShotStrategy, Strategy
+from nasforge.supernet import Supernet
 
 __version__ = "0.1.0"
 
@@ -53,6 +54,7 @@ __all__ = [
     "SearchOutcome",
     "SearchSpace",
     "Strategy",
+    "Supernet",
     "TensorData",
     "Trial",
     "UnknownNameError",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import abc
 from typing import Any, ClassVar
 
+from nasforge.errors import CapabilityError
 from nasforge.genotype import Genotype
 from nasforge.result import Objective, Result
 from nasforge.search_space import SearchSpace
@@ -24,6 +25,10 @@ class Evaluator(abc.ABC):
     spaces: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, space: SearchSpace, *, dataset: str | None = None) -> None:
+        if self.spaces and space.name not in self.spaces:
+            raise CapabilityError(
+                f"evaluator '{self.name}' works on spaces {sorted(self.spaces)}, not '{space.name}'"
+            )
         self.space = space
         self.dataset = dataset
 
@@ -34,7 +39,12 @@ class Evaluator(abc.ABC):
 
     @abc.abstractmethod
     def evaluate(self, g: Genotype) -> Result:
-        """Measure one genotype. Errors of the architecture become a failed Result."""
+        """Measure one genotype.
+
+        A genotype of another space raises :class:`~nasforge.errors.InvalidGenotypeError`
+        (a caller bug); failures while measuring a valid one (divergence, out of memory)
+        are the architecture's and become ``Result(failed=True)``, so a search goes on.
+        """
 
     def describe(self) -> dict[str, Any]:
         """Facts for the journal header: dataset, benchmark hashes, settings."""

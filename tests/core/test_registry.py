@@ -43,3 +43,14 @@ def test_first_party_plugins_load() -> None:
     failed = {p.name: p.error for p in reg.plugins if not p.ok}
     assert "search" not in failed, failed
     assert {"random", "rea", "local"} <= set(reg.names("strategy"))
+
+
+def test_evaluator_refuses_foreign_space() -> None:
+    from nasforge import CapabilityError
+    from nasforge.testing import ToyEvaluator
+
+    class Other(ToySpace):
+        name = "other"
+
+    with pytest.raises(CapabilityError, match="works on spaces \\['toy'\\], not 'other'"):
+        ToyEvaluator(Other())
