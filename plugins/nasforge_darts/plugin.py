@@ -14,4 +14,7 @@ def nasforge_register_search_spaces() -> list[type]:
 
 @hookimpl
 def nasforge_register_strategies() -> list[type]:
-    return []
+    from nasforge_darts.darts_strategy import DartsStrategy
+    from nasforge_darts.prdarts_strategy import PRDartsStrategy
+
+    return [DartsStrategy, PRDartsStrategy]

@@ -1,0 +1,96 @@
+"""PR-DARTS settings and its two presets, each value tagged with where it comes from.
+
+``paper`` follows the paper's text (and the research note's resolutions where the text
+is ambiguous); ``official-code`` follows salesforce/PR-DARTS where it differs. Tags:
+[S] paper, [C] official code, [D] DARTS, [R] research-note recommendation.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+from attrs import validators as v
+
+from nasforge_darts.bilevel_config import BilevelConfig
+from nasforge_darts.edge_select import MODES
+from nasforge_darts.regularisers import PATH_AGGREGATORS
+
+GROUPINGS = ("paper", "official-code")
+DERIVATIONS = ("probability", "edge_softmax")
+
+
+@attrs.frozen(kw_only=True)
+class PRDartsConfig(BilevelConfig):
+    """Gates, regularisers, temperature and derivation of PR-DARTS (defaults: ``paper``)."""
+
+    preset: str = attrs.field(default="paper", validator=v.instance_of(str))
+    # gates [S]: stretch (a, b) and the linear per-epoch temperature tau_max -> tau_min
+    stretch_a: float = attrs.field(default=-0.1, converter=float, validator=v.lt(0))
+    stretch_b: float = attrs.field(default=1.1, converter=float, validator=v.gt(1))
+    tau_max: float = attrs.field(default=10.0, converter=float, validator=v.gt(0))
+    tau_min: float = attrs.field(default=0.1, converter=float, validator=v.gt(0))
+    # regulariser weights [S]: lambda1 skip > lambda2 non-skip; lambda3 path
+    lambda_skip: float = attrs.field(default=0.01, converter=float, validator=v.ge(0))
+    lambda_nonskip: float = attrs.field(default=0.005, converter=float, validator=v.ge(0))
+    lambda_path: float = attrs.field(default=0.005, converter=float, validator=v.ge(0))
+    #: 'paper': {skip}, {everything else} [S]; 'official-code': {skip}, {none+convs}, {pools} [C]
+    groups: str = attrs.field(default="paper", validator=v.in_(GROUPINGS))
+    #: 'mean': zeta = 1/|E| [R, A9]; 'paper': zeta = 2/(h(h-1)) as printed
+    zeta: str = attrs.field(default="mean", validator=v.in_(("mean", "paper")))
+    hinge: float = attrs.field(default=0.0, converter=float, validator=v.ge(0))
+    #: regularisers over the ops sampled this step only [C]
+    masked: bool = attrs.field(default=False, validator=v.instance_of(bool))
+    path_aggregate: str = attrs.field(default="mean", validator=v.in_(PATH_AGGREGATORS))
+    edge_select: str = attrs.field(default="uniform2", validator=v.in_(MODES))
+    ops_per_edge: int = attrs.field(default=2, validator=[v.instance_of(int), v.ge(1)])
+    op_dropout: float = attrs.field(default=0.4, converter=float, validator=[v.ge(0), v.lt(1)])
+    #: rank by P(g != 0) [S, R] or by the per-edge softmax of beta [C]
+    derive: str = attrs.field(default="probability", validator=v.in_(DERIVATIONS))
+    distinct_sources: bool = attrs.field(default=True, validator=v.instance_of(bool))
+
+    @tau_min.validator
+    def _tau_order(self, _attr: attrs.Attribute, value: float) -> None:
+        if value > self.tau_max:
+            raise ValueError(f"tau_min ({value}) must not exceed tau_max ({self.tau_max})")
+
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "paper": {
+        "epochs": 200,  # [S]
+        "batch_size": 128,  # [S]
+        "darts_layers": 8,  # [S] "following DARTS"
+        "w_weight_decay": 3e-4,  # [D] (the paper's appendix is unavailable)
+        "w_nesterov": False,
+        "tau_max": 10.0,  # [S] 10 -> 0.1 linear
+        "groups": "paper",
+        "hinge": 0.0,
+        "masked": False,
+        "edge_select": "uniform2",  # [S] "randomly select only two operations"
+        "derive": "probability",  # [S] rank by activation probability
+        "distinct_sources": True,  # [R, A20] DARTS's rule
+        "arch_first": True,  # [D]
+    },
+    "official-code": {
+        "epochs": 200,
+        "batch_size": 250,  # [C]
+        "darts_layers": 6,  # [C] N = 2 per stage
+        "w_weight_decay": 5e-4,  # [C]
+        "w_nesterov": True,  # [C]
+        "tau_max": 1.0,  # [C] tau_max default
+        "groups": "official-code",
+        "hinge": 0.2,  # [C]
+        "masked": True,  # [C]
+        "edge_select": "topk_st",  # [C] op dropout 0.4, top-2, straight-through
+        "derive": "edge_softmax",  # [C] genotype() ranks by softmax(beta) per edge
+        "distinct_sources": False,  # [C] a node may read one source twice
+        "arch_first": False,  # [C] weights first, then beta
+    },
+}
+
+
+def prdarts_config(preset: str = "paper", **overrides: Any) -> PRDartsConfig:
+    """The preset's config with ``overrides`` applied on top."""
+    if preset not in PRESETS:
+        raise ValueError(f"unknown PR-DARTS preset {preset!r}; known: {sorted(PRESETS)}")
+    return PRDartsConfig(preset=preset, **{**PRESETS[preset], **overrides})
