@@ -1,0 +1,66 @@
+"""A rank-aggregated ensemble of metrics, defined over a population of architectures."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import ClassVar
+
+import numpy as np
+
+from nasforge.errors import NasforgeError
+from nasforge.metric import Metric, MetricInfo
+from nasforge.scoring import MetricScore, SharedPasses, SharedPassMetric, aggregate_ranks, metric_label
+
+#: Abdelfattah et al.'s "vote" members: their three strongest NAS-Bench-201 proxies.
+DEFAULT_MEMBERS = ("synflow", "jacob_cov", "snip")
+
+
+class PopulationOnlyError(NasforgeError):
+    """A population metric was asked to score one network on its own."""
+
+
+class RankEnsemble(SharedPassMetric):
+    """Mean normalised rank of the member metrics across the scored architectures.
+
+    Ranks because proxies live on incomparable scales (TE-NAS's rank sum; the zero-cost
+    "vote" is its pairwise-majority cousin). A flagged member score ranks worst for that
+    member. A rank only exists within a population, so this metric has no value for one
+    network: the scorer (``nasforge.scoring.score_genotypes``) fills it from its
+    members' columns; ``score`` alone raises :class:`PopulationOnlyError`.
+    """
+
+    info: ClassVar[MetricInfo] = MetricInfo(
+        name="ensemble", description="mean normalised rank of member metrics (population)"
+    )
+    population: ClassVar[bool] = True
+
+    def __init__(self, members: Sequence[str | Metric] = DEFAULT_MEMBERS) -> None:
+        if not members:
+            raise ValueError("an ensemble needs at least one member metric")
+        from nasforge_zerocost.catalogue import make_metric
+
+        self.members: tuple[Metric, ...] = tuple(make_metric(m) if isinstance(m, str) else m for m in members)
+
+    @property
+    def variant(self) -> str:
+        labels = tuple(metric_label(m) for m in self.members)
+        return "" if labels == DEFAULT_MEMBERS else "+".join(labels)
+
+    def score_shared(self, passes: SharedPasses) -> float:
+        raise PopulationOnlyError(
+            "the ensemble ranks a population; score several genotypes with "
+            "nasforge.scoring.score_genotypes (or `nasforge score`) instead"
+        )
+
+    def aggregate(
+        self, columns: Mapping[str, Sequence[MetricScore]], infos: Mapping[str, MetricInfo]
+    ) -> np.ndarray:
+        """The ensemble column from the members' columns (row-aligned)."""
+        cols, directions = [], []
+        for m in self.members:
+            label = metric_label(m)
+            cols.append([s.value if s.ok else np.nan for s in columns[label]])
+            directions.append(infos[label].higher_is_better)
+        if not cols[0]:
+            return np.zeros(0)
+        return aggregate_ranks(cols, directions)

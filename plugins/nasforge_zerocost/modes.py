@@ -1,0 +1,42 @@
+"""Temporarily changing module modes without losing per-module state."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from torch import nn
+from torch.nn.modules.batchnorm import _BatchNorm
+
+
+@contextmanager
+def eval_mode(model: nn.Module) -> Iterator[None]:
+    """Eval mode inside, each submodule's own training flag restored on exit."""
+    saved = [(m, m.training) for m in model.modules()]
+    model.eval()
+    try:
+        yield
+    finally:
+        for m, training in saved:
+            m.training = training
+
+
+def _identity(x: object, *_: object, **__: object) -> object:
+    return x
+
+
+@contextmanager
+def batch_norm_removed(model: nn.Module) -> Iterator[None]:
+    """BatchNorm layers act as the identity inside (synflow's "BN removed").
+
+    Done by shadowing ``forward`` on the instances, so no copy of the network is needed
+    and the original methods come back on exit.
+    """
+    bns = [m for m in model.modules() if isinstance(m, _BatchNorm)]
+    for m in bns:
+        m.forward = _identity  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        for m in bns:
+            del m.forward

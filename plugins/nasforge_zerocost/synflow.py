@@ -1,0 +1,51 @@
+"""SynFlow (Tanaka et al. 2020): data-free synaptic flow, as the zero-cost paper ran it."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import torch
+from torch.func import functional_call
+
+from nasforge.backends import prunable_layers
+from nasforge.metric import MetricInfo
+from nasforge.scoring import SharedPasses, SharedPassMetric
+from nasforge_zerocost.modes import batch_norm_removed
+
+
+class Synflow(SharedPassMetric):
+    """Σ |θ ⊙ ∂R/∂θ| over Conv/Linear weights, R = Σ f(𝟙; |θ|).
+
+    Exactly the published recipe: every parameter replaced by its absolute value, BatchNorm
+    removed, float64, a single all-ones input of the batch's shape. BN removal matters:
+    with BN the score loses the depth/width product that makes it predictive; float64
+    matters because R reaches 1e30-1e60 on NAS-Bench-201 and overflows float32. Runs
+    functionally on converted copies of the tensors, so the caller's model is unchanged.
+    """
+
+    info: ClassVar[MetricInfo] = MetricInfo(
+        name="synflow",
+        needs_labels=False,
+        needs_data=False,
+        bn="remove",
+        log_scale=True,
+        description="synaptic flow with |weights|, all-ones input, BN removed, float64",
+    )
+
+    def score_shared(self, passes: SharedPasses) -> float:
+        model = passes.model
+        x = passes.batch[0]
+        weight_names = {f"{n}.weight" if n else "weight" for n, _ in prunable_layers(model)}
+        params = {
+            n: p.detach().to(torch.float64).abs().requires_grad_(n in weight_names)
+            for n, p in model.named_parameters()
+        }
+        buffers = {n: b.to(torch.float64) if b.is_floating_point() else b for n, b in model.named_buffers()}
+        ones = torch.ones((1, *x.shape[1:]), dtype=torch.float64, device=x.device)
+        with batch_norm_removed(model), torch.enable_grad():
+            r = functional_call(model, (params, buffers), (ones,)).sum()
+        live = [params[n] for n in weight_names if n in params]
+        grads = torch.autograd.grad(r, live, allow_unused=True)
+        return float(
+            sum((w.detach() * g).abs().sum() for w, g in zip(live, grads, strict=True) if g is not None)
+        )

@@ -1,0 +1,69 @@
+"""Scoring architectures with training-free metrics: shared passes, caching, correlation.
+
+The CLI's ``nasforge score`` and ``nasforge correlate`` are thin wrappers over
+:func:`score_genotypes`, :func:`correlate` and :func:`plot_correlation`.
+"""
+
+from nasforge.scoring.batch import FixedBatch, fixed_batch
+from nasforge.scoring.cache import ScoreCache, ScoreKey
+from nasforge.scoring.correlate import (
+    CorrelationResult,
+    MetricCorrelation,
+    correlate,
+    correlate_table,
+    sample_genotypes,
+)
+from nasforge.scoring.outcome import MetricScore
+from nasforge.scoring.passes import (
+    HESSIAN_GRAD,
+    INPUT_GRAD,
+    LAYER_GRADS,
+    RELU_KERNEL,
+    TAPS,
+    WEIGHT_GRADS,
+    MainPass,
+    SharedPasses,
+)
+from nasforge.scoring.plot import plot_correlation
+from nasforge.scoring.ranking import aggregate_ranks, normalized_ranks, oriented, rank_order
+from nasforge.scoring.scorer import metric_label, score_model
+from nasforge.scoring.shared_metric import SharedPassMetric
+from nasforge.scoring.stats import kendall, rankdata, spearman
+from nasforge.scoring.sweep import build_model, resolve_metrics, score_genotypes
+from nasforge.scoring.table import ScoreTable
+
+__all__ = [
+    "HESSIAN_GRAD",
+    "INPUT_GRAD",
+    "LAYER_GRADS",
+    "RELU_KERNEL",
+    "TAPS",
+    "WEIGHT_GRADS",
+    "CorrelationResult",
+    "FixedBatch",
+    "MainPass",
+    "MetricCorrelation",
+    "MetricScore",
+    "ScoreCache",
+    "ScoreKey",
+    "ScoreTable",
+    "SharedPassMetric",
+    "SharedPasses",
+    "aggregate_ranks",
+    "build_model",
+    "correlate",
+    "correlate_table",
+    "fixed_batch",
+    "kendall",
+    "metric_label",
+    "normalized_ranks",
+    "oriented",
+    "plot_correlation",
+    "rank_order",
+    "rankdata",
+    "resolve_metrics",
+    "sample_genotypes",
+    "score_genotypes",
+    "score_model",
+    "spearman",
+]

@@ -1,0 +1,74 @@
+"""Turning "which data" into one fixed, hashed batch.
+
+Every architecture of a sweep must see the same batch and the same initialisation seed
+(HNAS notes §2.4d: κ and M depend on both), and the cache must know what that batch was,
+so the batch is drawn once here and carries its content hash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import attrs
+import torch
+
+from nasforge.datasets import TensorData
+from nasforge.metric import Batch
+
+DataSpec = str | TensorData | tuple[torch.Tensor, torch.Tensor]
+
+
+@attrs.frozen(eq=False)
+class FixedBatch:
+    """One batch and how it was made."""
+
+    x: torch.Tensor
+    y: torch.Tensor
+    num_classes: int
+    source: str
+    seed: int
+
+    @property
+    def batch(self) -> Batch:
+        return self.x, self.y
+
+    def digest(self) -> str:
+        h = hashlib.sha256()
+        for t in (self.x, self.y):
+            h.update(str(tuple(t.shape)).encode())
+            h.update(t.detach().cpu().contiguous().numpy().tobytes())
+        return h.hexdigest()[:16]
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "batch_size": int(self.x.shape[0]),
+            "input_shape": list(self.x.shape[1:]),
+            "num_classes": self.num_classes,
+            "seed": self.seed,
+            "digest": self.digest(),
+        }
+
+
+def fixed_batch(data: DataSpec, *, batch_size: int = 64, seed: int = 0, **options: Any) -> FixedBatch:
+    """A reproducible batch from a registered dataset name, a TensorData, or tensors.
+
+    Names resolve through the registry (``gaussian``, ``digits``, ``digits-random-labels``,
+    or a plugin's), loaded with ``seed`` and ``options``.
+    """
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    if isinstance(data, str):
+        from nasforge.registry import get_registry
+
+        source = get_registry().get("dataset", data)
+        data = source.load(seed=seed, **options)
+    if isinstance(data, TensorData):
+        x, y = data.batch(batch_size, seed=seed)
+        return FixedBatch(x, y, data.num_classes, data.name, seed)
+    x, y = data
+    if x.shape[0] != y.shape[0]:
+        raise ValueError("inputs and labels differ in length")
+    num_classes = int(y.max()) + 1 if y.numel() else 1
+    return FixedBatch(x[:batch_size], y[:batch_size], num_classes, "tensors", seed)

@@ -1,0 +1,44 @@
+"""Metrics that read from :class:`~nasforge.scoring.passes.SharedPasses`.
+
+Subclassing :class:`SharedPassMetric` is how a metric opts into pass sharing: it states
+its taps in ``needs`` and computes from the shared passes in ``score_shared``; ``score``
+(the plain :class:`~nasforge.metric.Metric` API) then works alone for free.
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import ClassVar
+
+from torch import nn
+
+from nasforge.metric import Batch, Metric, MetricContext
+from nasforge.scoring.passes import SharedPasses
+
+
+class SharedPassMetric(Metric):
+    """A metric computed from shared passes (see the module docstring)."""
+
+    needs: ClassVar[frozenset[str]] = frozenset()
+    #: Set for metrics defined over a population (ranked ensembles); see ``aggregate``.
+    population: ClassVar[bool] = False
+
+    @property
+    def requirements(self) -> frozenset[str]:
+        """Main-pass taps this instance needs (variants may override)."""
+        return self.needs
+
+    @property
+    def variant(self) -> str:
+        """Settings that change the number (cache keys and reports); "" for the default."""
+        return ""
+
+    def cache_key(self) -> str:
+        return f"{self.info.name}[{self.variant}]" if self.variant else self.info.name
+
+    def score(self, model: nn.Module, batch: Batch, *, ctx: MetricContext) -> float:
+        return self.score_shared(SharedPasses(model, batch, ctx, needs=self.requirements))
+
+    @abc.abstractmethod
+    def score_shared(self, passes: SharedPasses) -> float:
+        """The score, computed from (and adding to) the shared passes."""

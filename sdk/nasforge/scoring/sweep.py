@@ -1,0 +1,117 @@
+"""Score many genotypes of a space: build each with a fixed seed, score, cache."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import torch
+
+from nasforge.genotype import Genotype
+from nasforge.metric import Metric, MetricContext, MetricInfo
+from nasforge.scoring.batch import DataSpec, fixed_batch
+from nasforge.scoring.cache import ScoreCache, ScoreKey
+from nasforge.scoring.outcome import MetricScore
+from nasforge.scoring.scorer import metric_label, score_model
+from nasforge.scoring.table import ScoreTable
+from nasforge.search_space import SearchSpace
+
+MetricSpec = str | Metric
+Progress = Callable[[int, int, Genotype], None]
+
+
+def resolve_metrics(metrics: Iterable[MetricSpec]) -> list[Metric]:
+    """Metric instances from names (through the registry) or instances as given."""
+    out: list[Metric] = []
+    for m in metrics:
+        if isinstance(m, str):
+            from nasforge.registry import get_registry
+
+            out.append(get_registry().get("metric", m)())
+        else:
+            out.append(m)
+    # population metrics need their members scored first
+    labels = {metric_label(m) for m in out}
+    for m in list(out):
+        for member in getattr(m, "members", ()):
+            if isinstance(member, Metric) and metric_label(member) not in labels:
+                out.insert(0, member)
+                labels.add(metric_label(member))
+    return out
+
+
+def build_model(space: SearchSpace, g: Genotype, *, seed: int, build: dict[str, Any]) -> torch.nn.Module:
+    """The network of ``g``, initialised from ``seed`` alone (same init for any sweep order)."""
+    torch.manual_seed(seed)
+    return space.build(g, **build)
+
+
+def score_genotypes(
+    space: SearchSpace,
+    genotypes: Sequence[Genotype],
+    metrics: Sequence[MetricSpec],
+    *,
+    data: DataSpec = "gaussian",
+    batch_size: int = 64,
+    seed: int = 0,
+    device: str = "cpu",
+    chunk_size: int = 64,
+    loss: str = "cross_entropy",
+    build: dict[str, Any] | None = None,
+    cache: ScoreCache | str | os.PathLike[str] | None = None,
+    shared: bool = True,
+    progress: Progress | None = None,
+) -> ScoreTable:
+    """Score every genotype under every metric; never raises for a bad architecture.
+
+    Each network is built from ``seed`` and scored on one fixed batch in train mode.
+    Cached scores are reused when genotype, metric settings, seed, batch hash and build
+    options all match. Population metrics (ensembles) are filled in at the end from
+    their members' columns.
+    """
+    instances = resolve_metrics(metrics)
+    fb = fixed_batch(data, batch_size=batch_size, seed=seed)
+    build = dict(build or {})
+    build_key = json.dumps(build, sort_keys=True, default=str)
+    store = ScoreCache(cache) if isinstance(cache, str | os.PathLike) else cache
+    ctx = MetricContext(
+        device=device, num_classes=fb.num_classes, seed=seed, chunk_size=chunk_size, loss=loss
+    )
+    x, y = fb.x.to(device), fb.y.to(device)
+    per_model = [m for m in instances if not getattr(m, "population", False)]
+    labels = [metric_label(m) for m in instances]
+    keys = {metric_label(m): ScoreKey(metric_label(m), seed, fb.digest(), build_key) for m in per_model}
+    rows: list[dict[str, MetricScore]] = []
+    for i, g in enumerate(genotypes):
+        space.validate(g)
+        row: dict[str, MetricScore] = {}
+        todo: list[Metric] = []
+        for m in per_model:
+            label = metric_label(m)
+            hit = store.get(keys[label], g) if store is not None else None
+            if hit is not None:
+                row[label] = hit
+            else:
+                todo.append(m)
+        if todo:
+            model = build_model(space, g, seed=seed, build=build).to(device).train()
+            torch.manual_seed(seed)
+            fresh = score_model(model, (x, y), todo, ctx=ctx, shared=shared)
+            for label, score in fresh.items():
+                row[label] = score
+                if store is not None:
+                    store.put(keys[label], g, score)
+        rows.append(row)
+        if progress is not None:
+            progress(i + 1, len(genotypes), g)
+    infos: dict[str, MetricInfo] = {metric_label(m): m.info for m in instances}
+    for m in instances:
+        if getattr(m, "population", False):
+            label = metric_label(m)
+            values = m.aggregate({k: [r[k] for r in rows] for k in rows[0]} if rows else {}, infos)  # type: ignore[attr-defined]
+            for r, v in zip(rows, np.asarray(values, dtype=float), strict=True):
+                r[label] = MetricScore(label, float(v))
+    return ScoreTable(tuple(genotypes), tuple(labels), infos, tuple(rows), fb.describe())
