@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import abc
 import random
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from nasforge.genotype import Genotype
-from nasforge.result import Objective, Result, SearchOutcome
+from nasforge.result import Objective, Result, SearchOutcome, Trial
 from nasforge.search_space import SAMPLE, SearchSpace
 
 
@@ -60,11 +61,32 @@ class OneShotStrategy(abc.ABC):
     """Weight-sharing and gradient-based methods (DARTS, PR-DARTS, NASI, NESBS).
 
     These do not fit ask/tell: they train a supernet and read an architecture off it.
+    The contract the CLI, the journal and the conformance kit rely on:
+
+    - constructed as ``cls(seed=..., progress=..., **options)`` with JSON-valued options;
+    - ``fit(space, data, *, on_trial=None, **options)`` takes a
+      :class:`~nasforge.datasets.TensorData`, calls ``on_trial(trial)`` once per epoch (or
+      per step of its own choosing) with a :class:`~nasforge.result.Trial` whose genotype
+      is the architecture derived so far, and returns a
+      :class:`~nasforge.result.SearchOutcome` whose ``best`` is the final architecture;
+    - the same seed and data give the same outcome.
     """
 
     name: ClassVar[str]
     requires: ClassVar[frozenset[str]] = frozenset()
 
+    def __init__(self, *, seed: int = 0, progress: bool = True, **options: Any) -> None:
+        self.seed = seed
+        self.progress = progress
+        self.options = options
+
     @abc.abstractmethod
-    def fit(self, space: SearchSpace, data: Any, **options: Any) -> SearchOutcome:
+    def fit(
+        self,
+        space: SearchSpace,
+        data: Any,
+        *,
+        on_trial: Callable[[Trial], None] | None = None,
+        **options: Any,
+    ) -> SearchOutcome:
         """Run the search and return its outcome."""
