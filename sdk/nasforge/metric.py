@@ -24,6 +24,9 @@ class MetricInfo:
     bn: str = attrs.field(default="keep", validator=attrs.validators.in_(("keep", "remove")))
     #: Scores span orders of magnitude; plots and aggregations should use log10.
     log_scale: bool = False
+    #: Scores only exist relative to a population (rank ensembles); ``score`` on one
+    #: network raises a NasforgeError that says how to score a population instead.
+    population: bool = False
     description: str = ""
 
 

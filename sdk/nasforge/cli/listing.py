@@ -73,9 +73,12 @@ def _lister(kind: str, title: str):  # noqa: ANN202 - returns a typer command
             print_json(rows)
             return
         table = Table(title=title)
-        keys = [k for k in rows[0] if k != "module"] if rows else ["name"]
+        keys = [k for k in rows[0] if k not in ("module", "description")] if rows else ["name"]
+        keys.append("description")  # last, so the narrow columns stay on one line
         for k in keys:
-            table.add_column(k.replace("_", " "))
+            table.add_column(
+                k.replace("_", " "), no_wrap=k == "name", ratio=3 if k == "description" else None
+            )
         for r in rows:
             table.add_row(*[", ".join(v) if isinstance(v, list) else str(v) for v in (r[k] for k in keys)])
         out_console.print(table)
