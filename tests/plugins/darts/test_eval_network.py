@@ -97,3 +97,16 @@ def test_drop_path_keeps_the_expectation_and_drops_whole_samples() -> None:
     assert drop_path(x, 0.0) is x
     with pytest.raises(ValueError):
         drop_path(x, 1.0)
+
+
+def test_factorized_reduce_matches_the_darts_shift_and_handles_odd_sizes() -> None:
+    from nasforge_darts.ops import FactorizedReduce
+
+    torch.manual_seed(0)
+    f = FactorizedReduce(4, 8)
+    x = torch.randn(2, 4, 8, 8)
+    r = torch.relu(x)
+    ref = f.bn(torch.cat([f.conv_a(r), f.conv_b(r[:, :, 1:, 1:])], dim=1))
+    assert torch.allclose(f(x), ref)
+    assert f(torch.randn(2, 4, 7, 7)).shape == (2, 8, 4, 4)
+    assert f(torch.randn(2, 4, 1, 1)).shape == (2, 8, 1, 1)
