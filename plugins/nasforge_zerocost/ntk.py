@@ -49,11 +49,12 @@ class _KernelMetric(SharedPassMetric):
         same = KernelSpec(self.spec.output, self.spec.bn, self.spec.params, self.default_spec.method)
         return "" if same == self.default_spec else f"{self.spec.output},{self.spec.bn},{self.spec.params}"
 
+    @property
+    def kernel_specs(self) -> frozenset[KernelSpec]:
+        return frozenset({self.spec})
+
     def _spectrum(self, passes: SharedPasses) -> Spectrum:
-        spec = self.spec
-        if spec.loss != passes.ctx.loss and spec.output == "loss":
-            spec = KernelSpec(spec.output, spec.bn, spec.params, spec.method, passes.ctx.loss)
-        return passes.spectrum(spec)
+        return passes.spectrum(self.spec)
 
 
 class NTKTrace(_KernelMetric):

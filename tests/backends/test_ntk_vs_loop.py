@@ -98,3 +98,19 @@ def test_float64_model_gives_exact_agreement() -> None:
     x = x.double()
     spec = KernelSpec(output="sum", bn="batch")
     assert rel(empirical_ntk(model, x, y, spec=spec), loop_ntk(model, x, y, spec)) < 1e-12
+
+
+@pytest.mark.parametrize("bn", ["sample", "eval"])
+def test_joint_kernels_equal_separate_ones(bn: str) -> None:
+    from nasforge.backends import empirical_ntks, joint_jacobians
+
+    model = small_cnn()
+    x, y = small_batch(n=5)
+    specs = [KernelSpec(output=o, bn=bn) for o in ("sum", "loss", "target")]
+    joint = joint_jacobians(model, x, y, specs=specs, chunk_size=2)
+    for spec, jac in zip(specs, joint, strict=True):
+        alone = empirical_ntk(model, x, y, spec=spec)
+        assert rel(jac.double() @ jac.double().T, alone) < 1e-6
+    mixed = specs + [KernelSpec(output="sum", bn=bn, method="jvp")]
+    kernels = empirical_ntks(model, x, y, specs=mixed)
+    assert rel(kernels[-1], kernels[0]) < 1e-5

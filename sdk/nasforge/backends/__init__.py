@@ -15,8 +15,8 @@ from nasforge.backends.functional import (
     prunable_layers,
     split_parameters,
 )
-from nasforge.backends.jacobian import jacobian, per_sample_grads
-from nasforge.backends.ntk import empirical_ntk, gram
+from nasforge.backends.jacobian import can_share_pass, jacobian, joint_jacobians, per_sample_grads
+from nasforge.backends.ntk import empirical_ntk, empirical_ntks, gram
 from nasforge.backends.spec import METHODS, KernelSpec
 from nasforge.backends.spectrum import Spectrum, spectrum
 
@@ -28,10 +28,13 @@ __all__ = [
     "KernelSpec",
     "Spectrum",
     "batch_norm_mode",
+    "can_share_pass",
     "empirical_ntk",
+    "empirical_ntks",
     "gram",
     "is_out_of_memory",
     "jacobian",
+    "joint_jacobians",
     "map_chunks",
     "per_sample_grads",
     "per_sample_head",

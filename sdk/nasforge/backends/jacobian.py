@@ -8,7 +8,7 @@ per output row). Chunks halve themselves on out-of-memory.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import torch
 from torch import nn
@@ -86,8 +86,9 @@ def jacobian(
     dev = resolve_device(device)
     x = inputs.to(dev)
     y = _labels(targets, x.shape[0], dev)
-    params, fixed = split_parameters(model, spec.params, dev)
     with batch_norm_mode(model, spec.bn):
+        # inside the context: detached running statistics must not be passed back in
+        params, fixed = split_parameters(model, spec.params, dev)
         if spec.bn == "batch":
             f = batch_function(model, fixed, spec, x, y)
 
@@ -135,3 +136,60 @@ def per_sample_grads(
         out[name] = flat[:, col : col + p.numel()].reshape(flat.shape[0], *p.shape)
         col += p.numel()
     return out
+
+
+def can_share_pass(specs: Sequence[KernelSpec]) -> bool:
+    """Whether ``specs`` differ only in their scalar head, so one vmapped pass serves all."""
+    first = specs[0]
+    return all(
+        s.method == "jacrev"
+        and s.bn != "batch"
+        and s.output != "full"
+        and (s.bn, s.params, s.loss) == (first.bn, first.params, first.loss)
+        for s in specs
+    )
+
+
+def joint_jacobians(
+    model: nn.Module,
+    inputs: torch.Tensor,
+    targets: torch.Tensor | None = None,
+    *,
+    specs: Sequence[KernelSpec],
+    chunk_size: int = 64,
+    device: str | torch.device | None = "cpu",
+) -> list[torch.Tensor]:
+    """:func:`jacobian` for several specs at once, one forward per sample for all heads.
+
+    The NTK (sum of logits) and KNAS (loss) kernels differ only in the head, so their
+    per-sample forwards are shared and the backward passes batched together. Falls back
+    to one :func:`jacobian` per spec when the specs cannot share a pass.
+    """
+    specs = list(specs)
+    if len(specs) == 1 or not can_share_pass(specs):
+        return [jacobian(model, inputs, targets, spec=s, chunk_size=chunk_size, device=device) for s in specs]
+    if any(s.needs_labels for s in specs) and targets is None:
+        raise ValueError("a requested output needs targets")
+    base = specs[0]
+    dev = resolve_device(device)
+    x = inputs.to(dev)
+    y = _labels(targets, x.shape[0], dev)
+    outputs = [s.output for s in specs]
+
+    with batch_norm_mode(model, base.bn):
+        # inside the context: detached running statistics must not be passed back in
+        params, fixed = split_parameters(model, base.params, dev)
+
+        def heads(p: Params, xi: torch.Tensor, yi: torch.Tensor) -> torch.Tensor:
+            logits = functional_call(model, (p, fixed), (xi.unsqueeze(0),))[0]
+            return torch.stack([per_sample_head(logits, yi, o, base.loss) for o in outputs])
+
+        batched = vmap(jacrev(heads), in_dims=(None, 0, 0))
+
+        def chunk(a: int, b: int) -> list[torch.Tensor]:
+            jac = batched(params, x[a:b], y[a:b])  # name -> (b - a, heads, *shape)
+            return [torch.cat([j[:, k].reshape(b - a, -1) for j in jac.values()], dim=1) for k in range(n)]
+
+        n = len(outputs)
+        parts = map_chunks(chunk, x.shape[0], chunk_size)
+    return [torch.cat([part[k] for part in parts], dim=0) for k in range(len(outputs))]

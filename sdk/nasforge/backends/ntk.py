@@ -13,7 +13,7 @@ from torch.func import jvp, vjp, vmap
 from nasforge.backends.chunking import map_chunks
 from nasforge.backends.device import resolve_device
 from nasforge.backends.functional import batch_norm_mode, split_parameters
-from nasforge.backends.jacobian import _labels, batch_function, jacobian
+from nasforge.backends.jacobian import _labels, batch_function, jacobian, joint_jacobians
 from nasforge.backends.spec import KernelSpec
 
 #: Columns of J per float64 product; bounds the temporary copy, not the result.
@@ -50,6 +50,30 @@ def empirical_ntk(
     return _ntk_by_products(model, inputs, targets, spec=spec, chunk_size=chunk_size, device=device)
 
 
+def empirical_ntks(
+    model: nn.Module,
+    inputs: torch.Tensor,
+    targets: torch.Tensor | None = None,
+    *,
+    specs: list[KernelSpec],
+    chunk_size: int = 64,
+    device: str | torch.device | None = "cpu",
+) -> list[torch.Tensor]:
+    """Several kernels of one batch, sharing per-sample forwards where the specs allow."""
+    shareable = [s for s in specs if s.method == "jacrev"]
+    jacs = iter(
+        joint_jacobians(model, inputs, targets, specs=shareable, chunk_size=chunk_size, device=device)
+        if shareable
+        else []
+    )
+    return [
+        gram(next(jacs))
+        if s.method == "jacrev"
+        else _ntk_by_products(model, inputs, targets, spec=s, chunk_size=chunk_size, device=device)
+        for s in specs
+    ]
+
+
 def _ntk_by_products(
     model: nn.Module,
     inputs: torch.Tensor,
@@ -68,8 +92,8 @@ def _ntk_by_products(
     dev = resolve_device(device)
     x = inputs.to(dev)
     y = _labels(targets, x.shape[0], dev)
-    params, fixed = split_parameters(model, spec.params, dev)
     with batch_norm_mode(model, spec.bn):
+        params, fixed = split_parameters(model, spec.params, dev)
         f = batch_function(model, fixed, spec, x, y)
         out, pullback = vjp(f, params)
         rows = out.shape[0]

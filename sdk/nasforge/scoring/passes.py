@@ -19,7 +19,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from nasforge.backends import KernelSpec, Spectrum, empirical_ntk, prunable_layers, spectrum
+from nasforge.backends import KernelSpec, Spectrum, can_share_pass, empirical_ntks, prunable_layers, spectrum
 from nasforge.metric import Batch, MetricContext
 
 #: Taps of the main pass a metric may declare in ``needs``.
@@ -68,7 +68,12 @@ class SharedPasses:
     """
 
     def __init__(
-        self, model: nn.Module, batch: Batch, ctx: MetricContext, needs: frozenset[str] = frozenset()
+        self,
+        model: nn.Module,
+        batch: Batch,
+        ctx: MetricContext,
+        needs: frozenset[str] = frozenset(),
+        kernels: frozenset[KernelSpec] = frozenset(),
     ) -> None:
         unknown = set(needs) - TAPS
         if unknown:
@@ -77,6 +82,8 @@ class SharedPasses:
         self.batch = batch
         self.ctx = ctx
         self.needs = frozenset(needs)
+        #: Kernels the metrics will ask for: computed together where they can share a pass.
+        self.kernels = frozenset(self._normalise(k) for k in kernels)
         self._main: MainPass | None = None
         self._computed: frozenset[str] = frozenset()
         self._memo: dict[Any, Any] = {}
@@ -110,8 +117,12 @@ class SharedPasses:
             kernel.append(torch.zeros(n, n, dtype=torch.float64, device=x.device))
 
             def relu_tap(_m: nn.Module, inp: tuple[torch.Tensor, ...]) -> None:
-                codes = (inp[0].detach() > 0).reshape(inp[0].shape[0], -1).to(torch.float64)
-                kernel[0] += codes @ codes.T + (1 - codes) @ (1 - codes).T
+                # K = c cᵀ + (1-c)(1-c)ᵀ = 2 c cᵀ - s_i - s_j + F with s the active counts:
+                # one matmul, in float32 (exact: integer counts far below 2^24).
+                codes = (inp[0].detach() > 0).reshape(inp[0].shape[0], -1).to(torch.float32)
+                active = codes.sum(1, dtype=torch.float64)
+                both = (codes @ codes.T).to(torch.float64)
+                kernel[0] += 2 * both - active[:, None] - active[None, :] + codes.shape[1]
 
             for m in model.modules():
                 if isinstance(m, nn.ReLU):
@@ -154,18 +165,34 @@ class SharedPasses:
         )
 
     # --- kernels -------------------------------------------------------------------------
+    def _normalise(self, spec: KernelSpec) -> KernelSpec:
+        # a loss-gradient kernel follows the context's loss, like the main pass
+        return attrs.evolve(spec, loss=self.ctx.loss) if spec.output == "loss" else spec
+
     def kernel(self, spec: KernelSpec) -> torch.Tensor:
-        """The empirical kernel of ``spec`` on this batch (memoised by spec)."""
-        x, y = self.batch
-        return self.memo(
-            ("kernel", spec),
-            lambda: empirical_ntk(
-                self.model, x, y, spec=spec, chunk_size=self.ctx.chunk_size, device=self.ctx.device
-            ),
-        )
+        """The empirical kernel of ``spec`` on this batch (memoised by spec).
+
+        Declared kernels that can share a pass with ``spec`` are computed with it.
+        """
+        spec = self._normalise(spec)
+        key = ("kernel", spec)
+        if key not in self._memo:
+            group = [spec] + sorted(
+                (k for k in self.kernels if k != spec and ("kernel", k) not in self._memo),
+                key=KernelSpec.key,
+            )
+            group = [k for k in group if can_share_pass([spec, k])] if len(group) > 1 else group
+            x, y = self.batch
+            found = empirical_ntks(
+                self.model, x, y, specs=group, chunk_size=self.ctx.chunk_size, device=self.ctx.device
+            )
+            for k, theta in zip(group, found, strict=True):
+                self._memo[("kernel", k)] = theta
+        return self._memo[key]
 
     def spectrum(self, spec: KernelSpec) -> Spectrum:
         """Trace and eigenvalues of :meth:`kernel` (one eigendecomposition per spec)."""
+        spec = self._normalise(spec)
         return self.memo(("spectrum", spec), lambda: spectrum(self.kernel(spec)))
 
     def memo(self, key: Any, compute: Callable[[], Any]) -> Any:

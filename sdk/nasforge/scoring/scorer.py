@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from torch import nn
 
+from nasforge.backends import KernelSpec
 from nasforge.metric import Batch, Metric, MetricContext
 from nasforge.scoring.outcome import MetricScore
 from nasforge.scoring.passes import SharedPasses
@@ -54,10 +55,12 @@ def score_model(
     passes: SharedPasses | None = None
     if shared:
         needs: frozenset[str] = frozenset()
+        kernels: frozenset[KernelSpec] = frozenset()
         for m in per_model:
             if isinstance(m, SharedPassMetric):
                 needs |= m.requirements
-        passes = SharedPasses(model, batch, ctx, needs=needs)
+                kernels |= m.kernel_specs
+        passes = SharedPasses(model, batch, ctx, needs=needs, kernels=kernels)
     for m in per_model:
         label = metric_label(m)
         if passes is not None and isinstance(m, SharedPassMetric):

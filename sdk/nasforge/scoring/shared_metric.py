@@ -12,6 +12,7 @@ from typing import ClassVar
 
 from torch import nn
 
+from nasforge.backends import KernelSpec
 from nasforge.metric import Batch, Metric, MetricContext
 from nasforge.scoring.passes import SharedPasses
 
@@ -29,6 +30,11 @@ class SharedPassMetric(Metric):
         return self.needs
 
     @property
+    def kernel_specs(self) -> frozenset[KernelSpec]:
+        """Empirical kernels this instance will ask for (so they can share one pass)."""
+        return frozenset()
+
+    @property
     def variant(self) -> str:
         """Settings that change the number (cache keys and reports); "" for the default."""
         return ""
@@ -37,7 +43,8 @@ class SharedPassMetric(Metric):
         return f"{self.info.name}[{self.variant}]" if self.variant else self.info.name
 
     def score(self, model: nn.Module, batch: Batch, *, ctx: MetricContext) -> float:
-        return self.score_shared(SharedPasses(model, batch, ctx, needs=self.requirements))
+        passes = SharedPasses(model, batch, ctx, needs=self.requirements, kernels=self.kernel_specs)
+        return self.score_shared(passes)
 
     @abc.abstractmethod
     def score_shared(self, passes: SharedPasses) -> float:

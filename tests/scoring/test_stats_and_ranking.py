@@ -1,0 +1,63 @@
+"""Own rank statistics against scipy; flagged scores always rank worst."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from nasforge.scoring import (
+    aggregate_ranks,
+    kendall,
+    normalized_ranks,
+    oriented,
+    rank_order,
+    rankdata,
+    spearman,
+)
+
+scipy_stats = pytest.importorskip("scipy.stats")
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_against_scipy_with_ties(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, 12, size=300).astype(float)  # many ties
+    y = x + rng.normal(0, 4, size=300)
+    y[::7] = np.round(y[::7])
+    assert np.allclose(rankdata(x), scipy_stats.rankdata(x))
+    assert spearman(x, y) == pytest.approx(scipy_stats.spearmanr(x, y).statistic, abs=1e-12)
+    assert kendall(x, y, block=37) == pytest.approx(scipy_stats.kendalltau(x, y).statistic, abs=1e-12)
+
+
+def test_perfect_and_reversed() -> None:
+    x = np.arange(10.0)
+    assert spearman(x, x**3) == pytest.approx(1.0)
+    assert kendall(x, -x) == pytest.approx(-1.0)
+    assert math.isnan(spearman(np.ones(5), x[:5]))
+
+
+def test_nan_input_is_refused() -> None:
+    with pytest.raises(ValueError, match="NaN"):
+        spearman([1.0, float("nan")], [1.0, 2.0])
+
+
+def test_flagged_last_in_both_directions() -> None:
+    vals = [3.0, float("nan"), 1.0, float("inf"), 2.0, float("-inf")]
+    assert list(rank_order(vals, higher_is_better=True)[:3]) == [0, 4, 2]
+    assert list(rank_order(vals, higher_is_better=False)[:3]) == [2, 4, 0]
+    for hib in (True, False):
+        assert set(rank_order(vals, hib)[3:]) == {1, 3, 5}
+        assert np.all(np.isneginf(oriented(vals, hib)[[1, 3, 5]]))
+
+
+def test_normalized_and_aggregated_ranks() -> None:
+    a = [10.0, 20.0, 30.0, float("nan")]
+    b = [3.0, 2.0, 1.0, 0.0]  # lower is better
+    assert list(normalized_ranks(a, True)) == pytest.approx([1 / 3, 2 / 3, 1.0, 0.0])
+    agg = aggregate_ranks([a, b], [True, False])
+    assert agg[3] == pytest.approx((0 + 1.0) / 2)
+    assert agg[2] == pytest.approx((1.0 + 2 / 3) / 2)
+    with pytest.raises(ValueError):
+        aggregate_ranks([a], [True, False])
