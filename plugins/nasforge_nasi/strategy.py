@@ -1,0 +1,115 @@
+"""The ``nasi`` one-shot strategy: NASI-FIX / NASI-ADA on any supported supernet.
+
+``Nasi().fit(space, data, **options)`` builds the space's supernet from the seed,
+chooses the space's relaxation, runs Algorithm 1 and returns a SearchOutcome whose
+``produced_by`` holds the full NASI record. ``data`` is a TensorData, a registered
+dataset name, or None for data-agnostic runs (``inputs="gaussian"`` with
+``input_shape`` and ``num_classes``).
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, ClassVar
+
+import attrs
+import torch
+
+from nasforge.datasets import TensorData
+from nasforge.errors import NasforgeError
+from nasforge.registry import get_registry
+from nasforge.result import Result, SearchOutcome
+from nasforge.search_space import SUPERNET, SearchSpace
+from nasforge.strategy import OneShotStrategy
+from nasforge_nasi.batches import ProxyBatches
+from nasforge_nasi.config import NasiConfig
+from nasforge_nasi.search import run_nasi
+from nasforge_nasi.select_relaxation import relaxation_for
+
+
+class Nasi(OneShotStrategy):
+    """NASI (Shu et al. 2022): NTK-trace search at initialisation, no training."""
+
+    name: ClassVar[str] = "nasi"
+    requires: ClassVar[frozenset[str]] = frozenset({SUPERNET})
+
+    def fit(self, space: SearchSpace, data: Any = None, **options: Any) -> SearchOutcome:
+        """Search ``space``; ``options`` are :class:`NasiConfig` fields."""
+        space.require(self.requires, by=f"strategy '{self.name}'")
+        config = make_config(options)
+        dataset = resolve_data(data, seed=config.seed)
+        generator = torch.Generator().manual_seed(config.seed)
+        batches = ProxyBatches(
+            dataset,
+            batch_size=config.batch_size,
+            generator=generator,
+            inputs=config.inputs,
+            labels=config.labels,
+            input_shape=config.input_shape,
+            num_classes=config.num_classes,
+        )
+        supernet_options = supernet_defaults(space, config, batches)
+        torch.manual_seed(config.seed)  # θ₀ is drawn once, from the seed (A5)
+        supernet = space.supernet(**supernet_options)
+        relaxation = relaxation_for(space, supernet, config)
+        run = run_nasi(supernet, relaxation, batches, config, generator)
+        result = Result(
+            objectives={"mean_proxy": sum(run.proxies) / len(run.proxies), "nu": run.nus[-1]},
+            cost=run.seconds,
+            metadata={"mode": config.mode, "fallback": run.fallback},
+        )
+        return SearchOutcome(
+            best=run.genotype,
+            best_result=result,
+            produced_by={
+                "strategy": self.name,
+                "space": space.name,
+                "config": config.to_json(),
+                "supernet": supernet_options,
+                "data": None if dataset is None else dataset.name,
+                "run": run.to_json(),
+            },
+        )
+
+
+def make_config(options: dict[str, Any]) -> NasiConfig:
+    """A NasiConfig from user options, with unknown or bad options as one-line errors."""
+    fields = {a.name for a in attrs.fields(NasiConfig)}
+    unknown = sorted(set(options) - fields)
+    if unknown:
+        raise NasforgeError(
+            f"nasi does not accept option(s) {unknown} (accepts: {', '.join(sorted(fields))})"
+        )
+    try:
+        return NasiConfig(**options)
+    except (TypeError, ValueError) as exc:
+        raise NasforgeError(f"bad nasi option: {exc}") from exc
+
+
+def resolve_data(data: Any, *, seed: int) -> TensorData | None:
+    """A TensorData from an instance, a registered dataset name, or None."""
+    if data is None or isinstance(data, TensorData):
+        return data
+    if isinstance(data, str):
+        return get_registry().get("dataset", data).load(seed=seed)
+    raise NasforgeError(f"nasi data must be a TensorData, a dataset name or None, got {type(data).__name__}")
+
+
+def supernet_defaults(space: SearchSpace, config: NasiConfig, batches: ProxyBatches) -> dict[str, Any]:
+    """The user's supernet options, with classes and input channels taken from the data
+    where the space's supernet accepts them (so digits' 1x8x8 works with no options)."""
+    opts = dict(config.supernet)
+    accepted = _accepted_options(space)
+    if accepted is None or "num_classes" in accepted:
+        opts.setdefault("num_classes", batches.num_classes)
+    if accepted is None or "in_channels" in accepted:
+        opts.setdefault("in_channels", batches.input_shape[0])
+    return opts
+
+
+def _accepted_options(space: SearchSpace) -> set[str] | None:
+    """Keyword names the space's supernet takes, or None when it takes ``**cfg``."""
+    params = inspect.signature(space.supernet).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return None
+    return set(params)
