@@ -1,0 +1,131 @@
+"""Pool pre-scoring: the candidate architectures of HNAS and their (M, κ).
+
+HNAS never optimises over the discrete space directly: it ranks a pre-scored pool by
+the score of the current (μ, ν) (thesis Alg. 7.1). The pool grows as in the authors'
+code (a batch of random architectures added per BO step) or stays fixed; each
+architecture is built from the same init seed and scored on the same fixed batch, so
+its scores do not depend on when or in which search it entered the pool.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import torch
+
+from nasforge.genotype import Genotype
+from nasforge.metric import MetricContext
+from nasforge.registry import get_registry
+from nasforge.search_space import SearchSpace
+from nasforge_hnas.pool_cache import PoolCache
+from nasforge_hnas.pool_metrics import NTK_TRACE, PoolMetrics, measure
+from nasforge_hnas.pool_settings import PoolSettings
+
+Progress = Callable[[int, int], None]
+
+
+class ScoredPool:
+    """Genotypes with their metric, κ and scoring seconds, in insertion order."""
+
+    def __init__(self) -> None:
+        self.genotypes: list[Genotype] = []
+        self._index: dict[Genotype, int] = {}
+        self._metric: list[float] = []
+        self._kappa: list[float] = []
+        self._seconds: list[float] = []
+
+    def __len__(self) -> int:
+        return len(self.genotypes)
+
+    def __contains__(self, g: Genotype) -> bool:
+        return g in self._index
+
+    def index(self, g: Genotype) -> int:
+        return self._index[g]
+
+    def add(self, g: Genotype, m: PoolMetrics) -> None:
+        if g in self._index:
+            return
+        self._index[g] = len(self.genotypes)
+        self.genotypes.append(g)
+        self._metric.append(m.metric)
+        self._kappa.append(m.kappa)
+        self._seconds.append(m.seconds)
+
+    @property
+    def metric(self) -> np.ndarray:
+        return np.asarray(self._metric, dtype=np.float64)
+
+    @property
+    def kappa(self) -> np.ndarray:
+        return np.asarray(self._kappa, dtype=np.float64)
+
+    @property
+    def seconds(self) -> np.ndarray:
+        return np.asarray(self._seconds, dtype=np.float64)
+
+
+class PoolScorer:
+    """Scores genotypes of one space under one :class:`PoolSettings`, through a cache."""
+
+    def __init__(self, space: SearchSpace, settings: PoolSettings, cache: PoolCache | None = None) -> None:
+        self.space = space
+        self.settings = settings
+        self.cache = cache
+        self.key = settings.digest(space.name)
+        self._batch: tuple[torch.Tensor, torch.Tensor] | None = None
+        self._metric = None
+        if settings.metric != NTK_TRACE:
+            self._metric = get_registry().get("metric", settings.metric)()
+
+    def batch(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """The one fixed batch every candidate is scored on (drawn on first use)."""
+        if self._batch is None:
+            s = self.settings
+            gen = torch.Generator().manual_seed(s.init_seed)
+            if s.data == "gaussian":
+                x = torch.randn((s.batch_size, *s.input_shape), generator=gen)
+                y = torch.randint(0, s.num_classes, (s.batch_size,), generator=gen)
+            else:
+                data = get_registry().get("dataset", s.data).load(seed=s.init_seed)
+                x, y = data.batch(s.batch_size, seed=s.init_seed)
+            self._batch = (x.to(s.device), y.to(s.device))
+        return self._batch
+
+    def score(self, g: Genotype) -> PoolMetrics:
+        """(M, κ) of one genotype; a network that fails to build or score gets NaN."""
+        text = self.space.format(g)
+        if self.cache is not None:
+            hit = self.cache.get(self.key, text)
+            if hit is not None:
+                return hit
+        s = self.settings
+        ctx = MetricContext(device=s.device, num_classes=s.num_classes, seed=s.init_seed)
+        start = time.perf_counter()
+        try:
+            torch.manual_seed(s.init_seed)
+            model = self.space.build(g, **s.build).to(s.device).train()
+            metric, kappa = measure(model, self.batch(), spec=s.kernel, metric=self._metric, ctx=ctx)
+        except (RuntimeError, ValueError):  # flagged as NaN; one bad net must not stop a pool
+            metric, kappa = math.nan, math.nan
+        value = PoolMetrics(metric, kappa, time.perf_counter() - start)
+        if self.cache is not None:
+            self.cache.put(self.key, text, value)
+        return value
+
+    def fill(self, pool: ScoredPool, genotypes: Sequence[Genotype], progress: Progress | None = None) -> None:
+        """Score and add every genotype not yet in ``pool``."""
+        todo = [g for g in dict.fromkeys(genotypes) if g not in pool]
+        for i, g in enumerate(todo):
+            pool.add(g, self.score(g))
+            if progress is not None:
+                progress(i + 1, len(todo))
+
+
+def sample_genotypes(space: SearchSpace, n: int, rng: random.Random) -> list[Genotype]:
+    """``n`` uniform draws with replacement (as the authors' pool sampler), from ``rng``."""
+    return [space.sample(rng) for _ in range(n)]
