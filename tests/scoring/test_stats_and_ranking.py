@@ -61,3 +61,12 @@ def test_normalized_and_aggregated_ranks() -> None:
     assert agg[2] == pytest.approx((1.0 + 2 / 3) / 2)
     with pytest.raises(ValueError):
         aggregate_ranks([a], [True, False])
+
+
+def test_infinite_values_are_ties_at_the_end() -> None:
+    x = np.array([1.0, 2.0, -np.inf, -np.inf, 5.0])
+    y = np.array([1.0, 2.0, 0.0, 0.5, 3.0])
+    xr = np.array([1.0, 2.0, -10.0, -10.0, 5.0])
+    assert kendall(x, y) == pytest.approx(kendall(xr, y))
+    assert kendall(x, y) == pytest.approx(scipy_stats.kendalltau(xr, y).statistic)
+    assert spearman(x, y) == pytest.approx(spearman(xr, y))

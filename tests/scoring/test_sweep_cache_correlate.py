@@ -149,3 +149,12 @@ def test_metric_context_is_passed_through() -> None:
     assert math.isfinite(table.values("knas")[0])
     assert table.values("knas")[0] != ce.values("knas")[0]
     assert MetricContext(loss="mse").loss == "mse"
+
+
+def test_random_label_mode_changes_only_labels() -> None:
+    true = fixed_batch(DATA, batch_size=8, seed=0)
+    rand = fixed_batch(DATA, batch_size=8, seed=0, labels="random")
+    assert torch.equal(true.x, rand.x) and not torch.equal(true.y, rand.y)
+    assert rand.digest() != true.digest() and rand.source.endswith("random-labels")
+    with pytest.raises(ValueError):
+        fixed_batch(DATA, labels="shuffled")

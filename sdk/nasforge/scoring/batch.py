@@ -51,14 +51,31 @@ class FixedBatch:
         }
 
 
-def fixed_batch(data: DataSpec, *, batch_size: int = 64, seed: int = 0, **options: Any) -> FixedBatch:
+LABEL_MODES = ("true", "random")
+
+
+def fixed_batch(
+    data: DataSpec, *, batch_size: int = 64, seed: int = 0, labels: str = "true", **options: Any
+) -> FixedBatch:
     """A reproducible batch from a registered dataset name, a TensorData, or tensors.
 
     Names resolve through the registry (``gaussian``, ``digits``, ``digits-random-labels``,
-    or a plugin's), loaded with ``seed`` and ``options``.
+    or a plugin's), loaded with ``seed`` and ``options``. ``labels="random"`` replaces the
+    labels by uniform draws (NASI's label-agnostic mode) for any data, the user's included.
     """
     if batch_size < 1:
         raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    if labels not in LABEL_MODES:
+        raise ValueError(f"labels must be one of {LABEL_MODES}, got {labels!r}")
+    fb = _draw(data, batch_size, seed, options)
+    if labels == "random":
+        gen = torch.Generator().manual_seed(seed + 1)
+        y = torch.randint(0, fb.num_classes, fb.y.shape, generator=gen).to(fb.y.device)
+        fb = FixedBatch(fb.x, y, fb.num_classes, f"{fb.source}+random-labels", seed)
+    return fb
+
+
+def _draw(data: DataSpec, batch_size: int, seed: int, options: dict[str, Any]) -> FixedBatch:
     if isinstance(data, str):
         from nasforge.registry import get_registry
 

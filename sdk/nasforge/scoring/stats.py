@@ -58,6 +58,8 @@ def kendall(x: ArrayLike, y: ArrayLike, *, block: int = 1024) -> float:
     n = a.size
     if n < 2:
         return float("nan")
+    # ranks keep the order and the ties but make -inf (flagged scores) subtractable
+    a, b = rankdata(a), rankdata(b)
     s = 0.0
     ties_a = ties_b = 0.0
     for start in range(0, n, block):

@@ -56,6 +56,7 @@ def score_genotypes(
     *,
     data: DataSpec = "gaussian",
     batch_size: int = 64,
+    labels: str = "true",
     seed: int = 0,
     device: str = "cpu",
     chunk_size: int = 64,
@@ -67,13 +68,14 @@ def score_genotypes(
 ) -> ScoreTable:
     """Score every genotype under every metric; never raises for a bad architecture.
 
-    Each network is built from ``seed`` and scored on one fixed batch in train mode.
+    Each network is built from ``seed`` and scored on one fixed batch in train mode
+    (``labels="random"`` for the label-agnostic mode; ``data="gaussian"`` is data-agnostic).
     Cached scores are reused when genotype, metric settings, seed, batch hash and build
     options all match. Population metrics (ensembles) are filled in at the end from
     their members' columns.
     """
     instances = resolve_metrics(metrics)
-    fb = fixed_batch(data, batch_size=batch_size, seed=seed)
+    fb = fixed_batch(data, batch_size=batch_size, seed=seed, labels=labels)
     build = dict(build or {})
     build_key = json.dumps(build, sort_keys=True, default=str)
     store = ScoreCache(cache) if isinstance(cache, str | os.PathLike) else cache
