@@ -24,10 +24,18 @@ def _json_dict(_inst: Any, attr: attrs.Attribute, value: dict[str, Any]) -> None
 
 @attrs.frozen
 class ExperimentSpec:
+    """Names and options of everything a run is made of.
+
+    For ask/tell strategies ``evaluator`` and ``budget`` are required and ``dataset`` is
+    the evaluator's; for one-shot strategies (DARTS, NASI, ...) ``dataset`` is the
+    training data, the budget lives in the strategy's options (epochs), and an evaluator,
+    if named, scores the final architecture (its dataset in ``evaluator_options``).
+    """
+
     space: str
     strategy: str
-    evaluator: str
-    budget: Budget
+    evaluator: str | None
+    budget: Budget | None
     dataset: str | None = None
     seed: int = attrs.field(default=0, converter=int)
     space_options: dict[str, Any] = attrs.field(factory=dict, converter=dict, validator=_json_dict)
@@ -39,25 +47,21 @@ class ExperimentSpec:
 
     def to_json(self) -> dict[str, Any]:
         data = attrs.asdict(self, recurse=False)
-        data["budget"] = self.budget.to_json()
+        data["budget"] = self.budget.to_json() if self.budget is not None else None
         return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ExperimentSpec:
         data = dict(data)
-        data["budget"] = Budget.from_json(data["budget"])
+        data["budget"] = Budget.from_json(data["budget"]) if data.get("budget") else None
         return cls(**data)
 
     def build(self, registry: Registry) -> tuple[Any, Any, Any, Any]:
-        """Instantiate (space, evaluator, strategy, executor) through the registry."""
-        space = construct("search space", registry.get("space", self.space), self.space_options)
-        evaluator_cls = registry.get("evaluator", self.evaluator)
-        if evaluator_cls.spaces and space.name not in evaluator_cls.spaces:
-            raise NasforgeError(
-                f"evaluator '{self.evaluator}' works on spaces {sorted(evaluator_cls.spaces)}, "
-                f"not '{space.name}'"
-            )
-        evaluator = construct("evaluator", evaluator_cls, self.evaluator_options, space, dataset=self.dataset)
+        """Instantiate (space, evaluator, strategy, executor) of an ask/tell run."""
+        if self.evaluator is None or self.budget is None:
+            raise NasforgeError(f"strategy '{self.strategy}' needs an evaluator and a budget")
+        space = self.build_space(registry)
+        evaluator = self.build_evaluator(registry, space, dataset=self.dataset)
         strategy = construct(
             "strategy",
             registry.get("strategy", self.strategy),
@@ -68,6 +72,20 @@ class ExperimentSpec:
         )
         executor = registry.get("executor", self.executor)(workers=self.workers)
         return space, evaluator, strategy, executor
+
+    def build_space(self, registry: Registry) -> Any:
+        return construct("search space", registry.get("space", self.space), self.space_options)
+
+    def build_evaluator(self, registry: Registry, space: Any, *, dataset: str | None) -> Any:
+        assert self.evaluator is not None
+        evaluator_cls = registry.get("evaluator", self.evaluator)
+        if evaluator_cls.spaces and space.name not in evaluator_cls.spaces:
+            raise NasforgeError(
+                f"evaluator '{self.evaluator}' works on spaces {sorted(evaluator_cls.spaces)}, "
+                f"not '{space.name}'"
+            )
+        options = {k: v for k, v in self.evaluator_options.items() if k != "dataset"}
+        return construct("evaluator", evaluator_cls, options, space, dataset=dataset)
 
 
 def construct(kind: str, cls: Any, options: dict[str, Any], *args: Any, **fixed: Any) -> Any:
@@ -84,4 +102,9 @@ def construct(kind: str, cls: Any, options: dict[str, Any], *args: Any, **fixed:
                     f"{kind} '{cls.name}' does not accept option '{key}'{hint} "
                     f"(accepts: {', '.join(accepted) or 'no options'})"
                 )
-    return cls(*args, **fixed, **options)
+    try:
+        return cls(*args, **fixed, **options)
+    except TypeError as exc:  # e.g. an attrs config rejecting an unknown field
+        if "unexpected keyword" in str(exc) or "got an unexpected" in str(exc):
+            raise NasforgeError(f"{kind} '{cls.name}': {exc}") from exc
+        raise

@@ -39,14 +39,20 @@ def resolve_genotype(source: str, space_name: str | None) -> tuple[SearchSpace, 
 
 
 def _best_of(space: SearchSpace, reader: JournalReader) -> Genotype:
+    """The run's declared best if it finished, else the best finished trial so far."""
     from nasforge.result import Objective
 
-    if not reader.trials:
+    if reader.end is not None and "best" in reader.end:
+        best = Genotype.from_json(reader.end["best"])
+    elif not reader.trials:
         raise NasforgeError(f"{reader.path} holds no finished trial")
-    objective = Objective(**reader.header["objective"])
-    best = max(reader.trials, key=lambda t: (objective.fitness(t.result), -t.index))
-    space.validate(best.genotype)
-    return best.genotype
+    elif reader.header.get("objective"):
+        objective = Objective(**reader.header["objective"])
+        best = max(reader.trials, key=lambda t: (objective.fitness(t.result), -t.index)).genotype
+    else:  # a one-shot run's latest derived architecture
+        best = reader.trials[-1].genotype
+    space.validate(best)
+    return best
 
 
 def export(
@@ -91,6 +97,8 @@ def export(
         print_json(result)
         return
     table = Table(title="exported", show_header=False)
+    table.add_column(style="bold")
+    table.add_column(overflow="fold")
     for k, v in result.items():
         table.add_row(k, f"{v:.3g}" if isinstance(v, float) else str(v))
     out_console.print(table)

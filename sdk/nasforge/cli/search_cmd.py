@@ -1,75 +1,98 @@
-"""`nasforge search` and `nasforge resume`."""
+"""`nasforge search` and `nasforge resume`, for ask/tell and one-shot strategies alike."""
 
 from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
 
-from nasforge.budget import Budget
+from nasforge.api import build_spec
 from nasforge.cli.options import parse_options
 from nasforge.cli.output import err_console, out_console, print_json
 from nasforge.experiment import Experiment
-from nasforge.result import SearchOutcome
+from nasforge.export.bundle import ExportBundle, export_bundle
+from nasforge.journal import JournalReader
+from nasforge.one_shot_run import OneShotRun, is_one_shot, resume_one_shot, run_one_shot
+from nasforge.registry import get_registry
 from nasforge.spec import ExperimentSpec
+
+OptionList = list[str] | None
 
 
 def search(
     space: Annotated[str, typer.Option(help="Search space name (see `nasforge spaces`).")] = "nb201",
     strategy: Annotated[str, typer.Option(help="Strategy name (see `nasforge strategies`).")] = "rea",
     evaluator: Annotated[
-        str, typer.Option(help="Evaluator name (see `nasforge evaluators`).")
-    ] = "nb201-table",
+        str | None,
+        typer.Option(help="Evaluator (see `nasforge evaluators`) [default: nb201-table for ask/tell]."),
+    ] = None,
     dataset: Annotated[
-        str, typer.Option(help="Dataset: for nb201-table one of cifar10, cifar100, imagenet16-120.")
-    ] = "cifar10",
+        str | None,
+        typer.Option(
+            help="Ask/tell: the evaluator's dataset (nb201-table: cifar10, cifar100, imagenet16-120) "
+            "[default: cifar10]. One-shot: the training data (see `nasforge datasets`) [default: digits]."
+        ),
+    ] = None,
     budget_trials: Annotated[
-        int | None, typer.Option(help="Stop after this many evaluated architectures.")
+        int | None, typer.Option(help="Stop after this many evaluated architectures [default: 100].")
     ] = None,
     budget_seconds: Annotated[float | None, typer.Option(help="Stop after this many wall seconds.")] = None,
     budget_sim_seconds: Annotated[
         float | None, typer.Option(help="Stop after this many simulated seconds (tabular evaluators).")
     ] = None,
-    seed: Annotated[int, typer.Option(help="Seed of the strategy (runs are reproducible).")] = 0,
+    seed: Annotated[int, typer.Option(help="Seed (runs are reproducible).")] = 0,
     run_dir: Annotated[
         Path | None,
         typer.Option(help="Journal directory [default: runs/<space>-<strategy>-s<seed>-<time>]."),
     ] = None,
     option: Annotated[
-        list[str] | None,
-        typer.Option("--option", "-o", help="Strategy option key=value, e.g. -o population_size=20."),
+        OptionList,
+        typer.Option(
+            "--option", "-o", help="Strategy option key=value, e.g. -o population_size=20 or -o epochs=5."
+        ),
     ] = None,
     evaluator_option: Annotated[
-        list[str] | None, typer.Option("--evaluator-option", help="Evaluator option key=value.")
+        OptionList, typer.Option("--evaluator-option", help="Evaluator option key=value.")
     ] = None,
     space_option: Annotated[
-        list[str] | None, typer.Option("--space-option", help="Space option key=value.")
+        OptionList, typer.Option("--space-option", help="Space option key=value.")
     ] = None,
-    workers: Annotated[int, typer.Option(min=1, help="Evaluations in flight at once.")] = 1,
+    workers: Annotated[int, typer.Option(min=1, help="Evaluations in flight at once (ask/tell).")] = 1,
     executor: Annotated[str, typer.Option(help="Executor: inprocess or process.")] = "inprocess",
+    export: Annotated[
+        Path | None,
+        typer.Option(help="Also write the best architecture here: genotype.safetensors + model.onnx."),
+    ] = None,
+    build_option: Annotated[
+        OptionList, typer.Option("--build-option", help="Network option for --export, e.g. C=16.")
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON to stdout.")] = False,
 ) -> None:
-    """Search a space with a strategy and an evaluator, journaling every trial.
+    """Search a space with a strategy, journaling every trial, and print the best architecture.
 
-    Example: nasforge search --space nb201 --strategy rea --evaluator nb201-table
-    --dataset cifar10 --budget-trials 200
+    Ask/tell (random, rea, local, ...), on the bundled NAS-Bench-201 table:
 
-    With no budget the search runs 100 trials. Kill it at any time and continue with
-    `nasforge resume RUN_DIR`: no finished trial is lost or repeated.
+      nasforge search --space nb201 --strategy rea --dataset cifar10 --budget-trials 200
+
+    One-shot (darts, prdarts, nasi, ...), training a supernet on bundled data:
+
+      nasforge search --space darts --strategy darts --dataset digits -o epochs=5 --export out/
+
+    Kill it at any time and continue with `nasforge resume RUN_DIR`: an ask/tell run
+    replays its journal (no finished trial lost or repeated); a one-shot run restarts.
     """
-    if budget_trials is None and budget_seconds is None and budget_sim_seconds is None:
-        budget_trials = 100
-    budget = Budget(trials=budget_trials, seconds=budget_seconds, simulated_seconds=budget_sim_seconds)
-    spec = ExperimentSpec(
-        space=space,
-        strategy=strategy,
-        evaluator=evaluator,
+    spec = build_spec(
+        space,
+        strategy,
+        evaluator,
         dataset=dataset,
-        budget=budget,
+        trials=budget_trials,
+        seconds=budget_seconds,
+        simulated_seconds=budget_sim_seconds,
         seed=seed,
         space_options=parse_options(space_option),
         strategy_options=parse_options(option),
@@ -79,46 +102,104 @@ def search(
     )
     if run_dir is None:
         run_dir = Path("runs") / f"{space}-{strategy}-s{seed}-{time.strftime('%Y%m%d-%H%M%S')}"
-    experiment = Experiment.from_spec(spec, run_dir=run_dir, progress=not quiet, console=err_console)
-    _report(experiment, experiment.run(), json_out)
+    if is_one_shot(spec):
+        run = run_one_shot(spec, run_dir=run_dir, progress=not quiet, console=err_console)
+        _report_one_shot(run, spec, export, build_option, json_out)
+    else:
+        experiment = Experiment.from_spec(spec, run_dir=run_dir, progress=not quiet, console=err_console)
+        experiment.run()
+        _report_ask_tell(experiment, export, build_option, json_out)
 
 
 def resume(
     run_dir: Annotated[Path, typer.Argument(help="The run directory holding journal.jsonl.")],
+    export: Annotated[Path | None, typer.Option(help="Also export the best architecture here.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON to stdout.")] = False,
 ) -> None:
     """Continue a killed search from its journal (finished trials are replayed, not re-run)."""
+    header = JournalReader.of_run(run_dir).header
+    if header.get("mode") == "one-shot":
+        run = resume_one_shot(run_dir, progress=not quiet, console=err_console)
+        _report_one_shot(run, ExperimentSpec.from_json(header["spec"]), export, None, json_out)
+        return
     experiment = Experiment.resume(run_dir, progress=not quiet, console=err_console)
-    _report(experiment, experiment.run(), json_out)
+    experiment.run()
+    _report_ask_tell(experiment, export, None, json_out)
 
 
-def _report(experiment: Experiment, outcome: SearchOutcome, json_out: bool) -> None:
+def _report_ask_tell(
+    experiment: Experiment, export: Path | None, build_option: OptionList, json_out: bool
+) -> None:
+    outcome = experiment.outcome
+    assert outcome is not None
     space = experiment.space
     objective = experiment.evaluator.objective
     best = outcome.best_result
     value = best.objectives.get(objective.name) if best else None
     sim = sum(t.result.cost for t in outcome.history)
-    if json_out:
-        print_json(
-            {
-                "best": space.format(outcome.best),
-                "best_genotype": outcome.best.to_json(),
-                "objective": objective.name,
-                "value": value,
-                "trials": len(outcome.history),
-                "simulated_seconds": sim if experiment.evaluator.simulated else None,
-                "run_dir": str(experiment.run_dir),
-            }
+    bundle = (
+        export_bundle(outcome.best, export, space, build_options=parse_options(build_option))
+        if export
+        else None
+    )
+    rows: dict[str, Any] = {
+        "best": space.format(outcome.best),
+        "objective": objective.name,
+        "value": value,
+        "trials": len(outcome.history),
+        "simulated_seconds": sim if experiment.evaluator.simulated else None,
+        "run_dir": str(experiment.run_dir),
+    }
+    _print(rows, outcome.best.to_json(), bundle, json_out)
+
+
+def _report_one_shot(
+    run: OneShotRun, spec: ExperimentSpec, export: Path | None, build_option: OptionList, json_out: bool
+) -> None:
+    space = get_registry().get("space", spec.space)(**spec.space_options)
+    bundle = None
+    if export:
+        bundle = export_bundle(
+            run.outcome.best,
+            export,
+            space,
+            input_shape=(1, *run.data.input_shape),
+            num_classes=run.data.num_classes,
+            build_options=parse_options(build_option),
         )
+    rows: dict[str, Any] = {
+        "best": space.format(run.outcome.best),
+        "epochs": len(run.outcome.history),
+        "data": run.data.name,
+        "search_seconds": round(run.seconds, 2),
+        "run_dir": str(run.run_dir),
+    }
+    if run.evaluation is not None:
+        rows["evaluation"] = run.evaluation.objectives
+    _print(rows, run.outcome.best.to_json(), bundle, json_out)
+
+
+def _print(
+    rows: dict[str, Any], genotype: dict[str, Any], bundle: ExportBundle | None, json_out: bool
+) -> None:
+    if bundle is not None:
+        rows["genotype_file"] = str(bundle.genotype_file)
+        if bundle.onnx is not None:
+            rows["onnx_file"] = str(bundle.onnx.path)
+            rows["onnx_max_abs_diff"] = bundle.onnx.max_abs_diff
+    if json_out:
+        print_json({**rows, "best_genotype": genotype})
         return
     table = Table(title="search finished", show_header=False)
     table.add_column(style="bold")
     table.add_column(overflow="fold")
-    table.add_row("best", space.format(outcome.best))
-    table.add_row(objective.name, f"{value:.4f}" if value is not None else "-")
-    table.add_row("trials", str(len(outcome.history)))
-    if experiment.evaluator.simulated:
-        table.add_row("simulated time", f"{sim / 3600:.1f} h" if sim >= 3600 else f"{sim:.1f} s")
-    table.add_row("journal", str(experiment.run_dir))
+    for key, value in rows.items():
+        if value is None:
+            continue
+        if key == "simulated_seconds":
+            key, value = "simulated time", f"{value / 3600:.1f} h" if value >= 3600 else f"{value:.1f} s"
+        elif isinstance(value, float):
+            value = f"{value:.4g}"
+        table.add_row(key.replace("_", " "), str(value))
     out_console.print(table)
