@@ -1,35 +1,22 @@
 from __future__ import annotations
 
-import json
-
 import pytest
-
-from nasforge.cli import main
-
-
-def run_ok(capsys, *argv: str) -> str:
-    try:
-        main(list(argv))
-    except SystemExit as exc:  # typer exits 0 explicitly after some commands
-        assert not exc.code, capsys.readouterr().err
-    return capsys.readouterr().out
 
 
 @pytest.mark.parametrize("command", ["spaces", "strategies", "evaluators", "datasets", "metrics", "plugins"])
-def test_listings_json(capsys, command: str) -> None:
-    rows = json.loads(run_ok(capsys, command, "--json"))
-    assert isinstance(rows, list)
+def test_listings_json(cli, command: str) -> None:
+    rows = cli(command, "--json", ok=True).json()
+    assert isinstance(rows, list) and rows
 
 
-def test_spaces_lists_toy(capsys) -> None:
-    rows = json.loads(run_ok(capsys, "spaces", "--json"))
-    toy = next(r for r in rows if r["name"] == "toy")
+def test_spaces_lists_toy(cli) -> None:
+    toy = next(r for r in cli("spaces", "--json", ok=True).json() if r["name"] == "toy")
     assert "enumerate" in toy["capabilities"]
 
 
-def test_search_json_then_export_and_inspect(capsys, tmp_path) -> None:
-    out = run_ok(
-        capsys,
+def test_search_json_then_export_and_inspect(cli, tmp_path) -> None:
+    run = tmp_path / "run"
+    result = cli(
         "search",
         "--space",
         "toy",
@@ -42,20 +29,18 @@ def test_search_json_then_export_and_inspect(capsys, tmp_path) -> None:
         "-q",
         "--json",
         "--run-dir",
-        str(tmp_path / "run"),
-    )
-    result = json.loads(out)
+        run,
+        ok=True,
+    ).json()
     assert result["trials"] == 20
-    exported = json.loads(
-        run_ok(capsys, "export", str(tmp_path / "run"), "--out", str(tmp_path / "x"), "--no-onnx", "--json")
-    )
+    exported = cli("export", run, "--out", tmp_path / "x", "--no-onnx", "--json", ok=True).json()
     assert exported["text"] == result["best"]
-    info = json.loads(run_ok(capsys, "inspect", exported["genotype"], "--json"))
+    info = cli("inspect", exported["genotype"], "--json", ok=True).json()
     assert info["text"] == result["best"] and info["space"] == "toy"
-    info = json.loads(run_ok(capsys, "inspect", str(tmp_path / "run"), "--json"))
+    info = cli("inspect", run, "--json", ok=True).json()
     assert info["finished"] and info["trials"] == 20
 
 
-def test_help_teaches(capsys) -> None:
-    out = run_ok(capsys, "search", "--help")
-    assert "resume" in out and "--budget-trials" in out
+def test_help_teaches(cli) -> None:
+    out = cli("search", "--help", ok=True).out
+    assert "resume" in out and "--budget-trials" in out and "one-shot" in out.lower()
