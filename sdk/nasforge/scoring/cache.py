@@ -84,8 +84,7 @@ class ScoreCache:
             fh.write(json.dumps(record) + "\n")
 
     def __len__(self) -> int:
-        return (
-            sum(sum(1 for _ in p.open()) for p in self.directory.glob("*.jsonl"))
-            if self.directory.exists()
-            else 0
-        )
+        """Number of cached records on disk (all shards)."""
+        if not self.directory.exists():
+            return 0
+        return sum(len(p.read_text().splitlines()) for p in self.directory.glob("*.jsonl"))

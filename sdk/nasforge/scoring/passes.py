@@ -105,7 +105,8 @@ class SharedPasses:
         x, y = self.batch
         model = self.model
         layers = [m for _, m in prunable_layers(model)]
-        weights = [m.weight for m in layers if isinstance(m.weight, torch.Tensor)]
+        # frozen weights have no gradient to take (autograd.grad would refuse them)
+        weights = [m.weight for m in layers if isinstance(m.weight, torch.Tensor) and m.weight.requires_grad]
         outputs: list[torch.Tensor] = []
         kernel: list[torch.Tensor] = []
         hooks = []
