@@ -158,3 +158,14 @@ def test_random_label_mode_changes_only_labels() -> None:
     assert rand.digest() != true.digest() and rand.source.endswith("random-labels")
     with pytest.raises(ValueError):
         fixed_batch(DATA, labels="shuffled")
+
+
+def test_data_free_metrics_are_cached_across_data(tmp_path) -> None:
+    sp = space()
+    gs = sample_genotypes(sp, 2, seed=6)
+    score_genotypes(sp, gs, ["synflow", "snip"], data=DATA, build=TINY, cache=tmp_path)
+    other = score_genotypes(
+        sp, gs, ["synflow", "snip"], data=(DATA[0] * 2, DATA[1]), build=TINY, cache=tmp_path
+    )
+    assert all(s.cached for s in other.column("synflow"))
+    assert not any(s.cached for s in other.column("snip"))

@@ -85,7 +85,14 @@ def score_genotypes(
     x, y = fb.x.to(device), fb.y.to(device)
     per_model = [m for m in instances if not getattr(m, "population", False)]
     labels = [metric_label(m) for m in instances]
-    keys = {metric_label(m): ScoreKey(metric_label(m), seed, fb.digest(), build_key) for m in per_model}
+    # data-free metrics depend on the input shape only: their cache entries serve any data
+    shape_key = "shape:" + "x".join(str(d) for d in fb.x.shape[1:])
+    keys = {
+        metric_label(m): ScoreKey(
+            metric_label(m), seed, fb.digest() if m.info.needs_data else shape_key, build_key
+        )
+        for m in per_model
+    }
     rows: list[dict[str, MetricScore]] = []
     for i, g in enumerate(genotypes):
         space.validate(g)
