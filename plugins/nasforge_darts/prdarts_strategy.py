@@ -92,7 +92,7 @@ class PRDartsStrategy(BilevelSearch):
         return self.active_config  # type: ignore[return-value]
 
     def view_options(self) -> dict[str, Any]:
-        return {"distinct_sources": self.cfg.distinct_sources}
+        return {"distinct_sources": self.cfg.distinct_sources, "exclude_none": True}
 
     def _gate(self) -> HardConcreteGate:
         return HardConcreteGate(self.cfg.stretch_a, self.cfg.stretch_b)

@@ -87,8 +87,14 @@ class DartsCellView(SupernetView):
     """The DARTS search network: two cell types, 14 edges, top-2 discretisation."""
 
     def __init__(
-        self, space: SearchSpace, module: SearchNetwork, *, distinct_sources: bool = True
+        self,
+        space: SearchSpace,
+        module: SearchNetwork,
+        *,
+        distinct_sources: bool = True,
+        exclude_none: bool = True,
     ) -> None:
+        """``exclude_none`` is accepted for symmetry: a derived DARTS cell never keeps 'none'."""
         self.space, self.module = space, module
         self.op_names = PRIMITIVES
         self.cell_types = CELL_TYPES
@@ -145,8 +151,14 @@ class ArgmaxCellView(SupernetView):
         *,
         edges: tuple[tuple[int, int], ...],
         op_names: tuple[str, ...],
+        exclude_none: bool = False,
+        distinct_sources: bool = True,
     ) -> None:
+        """``exclude_none``: never derive the zero op (PR-DARTS, research note A20); DARTS on
+        NB201 conventionally keeps it in the arg-max. ``distinct_sources`` has no meaning
+        here (one op per edge) and is accepted for symmetry."""
         self.space, self.module = space, module
+        self.exclude_none = exclude_none
         self.op_names = op_names
         self.cell_types = ("cell",)
         self.edges = edges
@@ -167,7 +179,10 @@ class ArgmaxCellView(SupernetView):
 
     def derive(self, scores: Sequence[torch.Tensor]) -> Genotype:
         (s,) = scores
-        return self.module.genotype(s.detach())
+        s = s.detach().clone()
+        if self.exclude_none and "none" in self.op_names:
+            s[:, self.column("none")] = float("-inf")
+        return self.module.genotype(s)
 
 
 def _chain_rows(edges: tuple[tuple[int, int], ...]) -> tuple[int, ...]:
@@ -190,7 +205,9 @@ def view_for(space: SearchSpace, module: nn.Module, **options: Any) -> SupernetV
         n_arch = len(list(module.arch_parameters()))
         if n_arch != 1 or not hasattr(module, "genotype"):
             raise CapabilityError("the nb201 supernet must have one alpha tensor and genotype()")
-        return ArgmaxCellView(space, module, edges=NB201_EDGES, op_names=tuple(space.op_names))
+        return ArgmaxCellView(
+            space, module, edges=NB201_EDGES, op_names=tuple(space.op_names), **options
+        )
     raise CapabilityError(
         f"DARTS-family strategies know the 'darts' and 'nb201' supernets, not '{space.name}'"
     )

@@ -62,10 +62,13 @@ def test_nb201_comparison_rows_and_summary() -> None:
 
 @pytest.mark.slow
 def test_digits_search_finishes_in_minutes(tmp_path: Path) -> None:
-    """The demo configuration: full digits, 10 epochs, C = 4, 3 cells (about 1-3 minutes)."""
+    """The demo configuration: full digits, 10 epochs, C = 4, 3 cells (45 s of CPU here)."""
     torch.set_num_threads(1)
     result = RUNNER.invoke(app, ["search", "--out", str(tmp_path), "--json", "-q"])
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
-    assert summary["seconds"] < 300
-    assert summary["derived_val_accuracy"] > 0.5
+    assert summary["seconds"] < 300 and summary["onnx_max_abs_diff"] < 1e-4
+    records = [json.loads(line) for line in journal_path(tmp_path).read_text().splitlines()]
+    trials = [r for r in records if r["type"] == "trial"]
+    train_acc = [t["result"]["metadata"]["metrics"]["train_accuracy"] for t in trials]
+    assert len(train_acc) == 10 and max(train_acc) > 0.3  # the supernet learns (chance: 0.1)
