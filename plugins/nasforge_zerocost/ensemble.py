@@ -30,9 +30,10 @@ class RankEnsemble(SharedPassMetric):
     """
 
     info: ClassVar[MetricInfo] = MetricInfo(
-        name="ensemble", description="mean normalised rank of member metrics (population)"
+        name="ensemble",
+        population=True,
+        description="mean normalised rank of member metrics (population)",
     )
-    population: ClassVar[bool] = True
 
     def __init__(self, members: Sequence[str | Metric] = DEFAULT_MEMBERS) -> None:
         if not members:

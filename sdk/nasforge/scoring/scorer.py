@@ -50,7 +50,7 @@ def score_model(
     With ``shared=True`` the time of a shared pass is charged to the first metric that
     needs it, so per-metric seconds add up to the wall time.
     """
-    per_model = [m for m in metrics if not getattr(m, "population", False)]
+    per_model = [m for m in metrics if not m.info.population]
     out: dict[str, MetricScore] = {}
     passes: SharedPasses | None = None
     if shared:

@@ -21,8 +21,6 @@ class SharedPassMetric(Metric):
     """A metric computed from shared passes (see the module docstring)."""
 
     needs: ClassVar[frozenset[str]] = frozenset()
-    #: Set for metrics defined over a population (ranked ensembles); see ``aggregate``.
-    population: ClassVar[bool] = False
 
     @property
     def requirements(self) -> frozenset[str]:

@@ -71,8 +71,9 @@ def score_genotypes(
     Each network is built from ``seed`` and scored on one fixed batch in train mode
     (``labels="random"`` for the label-agnostic mode; ``data="gaussian"`` is data-agnostic).
     Cached scores are reused when genotype, metric settings, seed, batch hash and build
-    options all match. Population metrics (ensembles) are filled in at the end from
-    their members' columns.
+    options all match. Population metrics (``info.population``, e.g. the rank ensemble)
+    are filled in at the end by their ``aggregate(columns, infos)`` from their
+    ``members``' columns.
     """
     instances = resolve_metrics(metrics)
     fb = fixed_batch(data, batch_size=batch_size, seed=seed, labels=labels)
@@ -83,7 +84,7 @@ def score_genotypes(
         device=device, num_classes=fb.num_classes, seed=seed, chunk_size=chunk_size, loss=loss
     )
     x, y = fb.x.to(device), fb.y.to(device)
-    per_model = [m for m in instances if not getattr(m, "population", False)]
+    per_model = [m for m in instances if not m.info.population]
     labels = [metric_label(m) for m in instances]
     # data-free metrics depend on the input shape only: their cache entries serve any data
     shape_key = "shape:" + "x".join(str(d) for d in fb.x.shape[1:])
@@ -118,7 +119,7 @@ def score_genotypes(
             progress(i + 1, len(genotypes), g)
     infos: dict[str, MetricInfo] = {metric_label(m): m.info for m in instances}
     for m in instances:
-        if getattr(m, "population", False):
+        if m.info.population:
             label = metric_label(m)
             values = m.aggregate({k: [r[k] for r in rows] for k in rows[0]} if rows else {}, infos)  # type: ignore[attr-defined]
             for r, v in zip(rows, np.asarray(values, dtype=float), strict=True):

@@ -87,7 +87,7 @@ def test_params_and_flops() -> None:
 
 
 def test_shared_equals_separate_for_every_metric() -> None:
-    metrics = [M() for M in METRICS if not getattr(M, "population", False)]
+    metrics = [M() for M in METRICS if not M.info.population]
     model = H.tiny_net(ARCHS[0])
     b = H.batch()
     torch.manual_seed(0)

@@ -28,7 +28,7 @@ def test_every_metric_is_registered_with_its_info() -> None:
 
 
 def test_one_main_pass_and_one_kernel_for_all() -> None:
-    metrics = [M() for M in METRICS if not getattr(M, "population", False)]
+    metrics = [M() for M in METRICS if not M.info.population]
     needs = frozenset().union(*(m.requirements for m in metrics))
     passes = SharedPasses(H.tiny_net(GOOD), H.batch(), CTX, needs=needs)
     for m in metrics:
@@ -39,7 +39,7 @@ def test_one_main_pass_and_one_kernel_for_all() -> None:
 
 
 def test_all_none_cell_is_flagged_not_raised() -> None:
-    metrics = [M() for M in METRICS if not getattr(M, "population", False)]
+    metrics = [M() for M in METRICS if not M.info.population]
     out = score_model(H.tiny_net(ALL_NONE), H.batch(), metrics, ctx=CTX)
     assert out["jacob_cov"].flag == "nan"  # constant input gradient: undefined correlation
     assert out["ntk_cond"].flag == "inf"  # rank-one kernel (classifier bias only)
