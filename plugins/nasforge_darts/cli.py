@@ -17,6 +17,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from nasforge.cli.options import parse_options
 from nasforge.errors import NasforgeError
 
 app = typer.Typer(
@@ -25,19 +26,6 @@ app = typer.Typer(
 )
 err = Console(stderr=True)
 out = Console()
-
-
-def _options(items: list[str] | None) -> dict[str, Any]:
-    parsed: dict[str, Any] = {}
-    for item in items or []:
-        key, sep, raw = item.partition("=")
-        if not sep or not key:
-            raise NasforgeError(f"option '{item}' is not of the form key=value")
-        try:
-            parsed[key.strip().replace("-", "_")] = json.loads(raw)
-        except json.JSONDecodeError:
-            parsed[key.strip().replace("-", "_")] = raw
-    return parsed
 
 
 @app.command()
@@ -78,7 +66,7 @@ def search(
         opts["preset"] = preset
     if order is not None:
         opts["order"] = order
-    opts.update(_options(option))
+    opts.update(parse_options(option))
     run = search_and_export(
         space=space, strategy=strategy, dataset=dataset, run_dir=out_dir, seed=seed,
         strategy_options=opts, export_width=export_width, export_depth=export_depth,

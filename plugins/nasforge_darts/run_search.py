@@ -1,7 +1,10 @@
 """One call from data to exported artefacts: search, journal, genotype file, ONNX model.
 
 The command line (``python -m nasforge_darts search``) is a thin shell over
-:func:`search_and_export`, so a pipeline embedding nasforge gets the same behaviour.
+:func:`search_and_export`, which adds CPU-sized defaults and a small export network to
+the core's one-shot runner (``nasforge search`` runs the same search with the
+strategy's own defaults), so the journal is the core's and ``nasforge resume``,
+``inspect`` and ``export`` read it.
 """
 
 from __future__ import annotations
@@ -12,12 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-import torch
 from rich.console import Console
 
-from nasforge.export import export_genotype, export_onnx
-from nasforge.journal import JournalWriter, journal_path
-from nasforge.registry import get_registry
+from nasforge.api import build_spec, load_space
+from nasforge.export import export_bundle
+from nasforge.one_shot_run import run_one_shot
 from nasforge.result import SearchOutcome
 
 
@@ -38,8 +40,13 @@ def eval_build_options(
 ) -> dict[str, Any]:
     """Build options of the exported stand-alone network for a space."""
     if space_name == "darts":
-        return {"C": width, "layers": depth, "in_channels": in_channels,
-                "num_classes": num_classes, "auxiliary": False}
+        return {
+            "C": width,
+            "layers": depth,
+            "in_channels": in_channels,
+            "num_classes": num_classes,
+            "auxiliary": False,
+        }
     return {"C": width, "N": depth, "in_channels": in_channels, "num_classes": num_classes}
 
 
@@ -63,32 +70,21 @@ def search_and_export(
     ``onnx=False``, ``model.onnx`` of the derived cell (checked against onnxruntime).
     """
     start = time.perf_counter()
-    reg = get_registry()
-    space_obj = reg.get("space", space)()
-    data = reg.get("dataset", dataset).load(seed=seed)
-    options = dict(strategy_options or {})
-    strat = reg.get("strategy", strategy)(seed=seed, progress=progress, console=console, **options)
+    spec = build_spec(space, strategy, dataset=dataset, seed=seed, strategy_options=strategy_options or {})
+    run = run_one_shot(spec, run_dir=run_dir, progress=progress, console=console)
+    outcome, data = run.outcome, run.data
+    space_obj = load_space(space)
     run_dir = Path(run_dir)
-    with JournalWriter(journal_path(run_dir)) as journal:
-        journal.header({
-            "space": space, "strategy": strategy, "dataset": dataset, "seed": seed,
-            "strategy_options": options, "data_digest": data.digest(), "torch": torch.__version__,
-        })
-        outcome = strat.fit(space_obj, data, on_trial=journal.trial)
-        journal.end({"best": space_obj.format(outcome.best), "produced_by": outcome.produced_by})
-    genotype_file = export_genotype(outcome.best, run_dir / "genotype.safetensors", space_obj)
-    onnx_file, diff = None, None
-    if onnx:
-        channels = data.input_shape[0] if len(data.input_shape) == 3 else 1
-        build = eval_build_options(
-            space, in_channels=channels, num_classes=data.num_classes,
-            width=export_width, depth=export_depth,
-        )
-        report = export_onnx(
-            outcome.best, run_dir / "model.onnx", space_obj,
-            input_shape=(1, *data.input_shape), build_options=build,
-        )
-        onnx_file, diff = report.path, report.max_abs_diff
+    channels = data.input_shape[0] if len(data.input_shape) == 3 else 1
+    build = eval_build_options(
+        space, in_channels=channels, num_classes=data.num_classes, width=export_width, depth=export_depth
+    )
+    bundle = export_bundle(
+        outcome.best, run_dir, space_obj, input_shape=(1, *data.input_shape), build_options=build, onnx=onnx
+    )
+    genotype_file = bundle.genotype_file
+    onnx_file = bundle.onnx.path if bundle.onnx is not None else None
+    diff = bundle.onnx.max_abs_diff if bundle.onnx is not None else None
     summary = {
         "best": space_obj.format(outcome.best),
         "final_metrics": outcome.best_result.metadata["metrics"] if outcome.best_result else {},
