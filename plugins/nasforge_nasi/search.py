@@ -18,6 +18,7 @@ import torch
 from torch import nn
 
 from nasforge.backends import batch_norm_mode
+from nasforge.genotype import Genotype
 from nasforge_nasi.config import NasiConfig
 from nasforge_nasi.constraint import AdaptiveConstraint, FixedConstraint
 from nasforge_nasi.gumbel import straight_through_gumbel
@@ -28,6 +29,8 @@ from nasforge_nasi.relaxation import Relaxation
 from nasforge_nasi.run import NasiRun
 
 BatchSource = Callable[[], tuple[torch.Tensor, torch.Tensor]]
+#: Called after each step with (step, sampled architecture, Θ̃_t, ν_t, R_t, seconds).
+StepCallback = Callable[[int, Genotype, float, float, float, float], None]
 
 
 def calibrate_nu(
@@ -62,8 +65,12 @@ def run_nasi(
     batches: BatchSource,
     config: NasiConfig,
     generator: torch.Generator,
+    on_step: StepCallback | None = None,
 ) -> NasiRun:
-    """Run Algorithm 1 on an initialised supernet; returns the derived architecture."""
+    """Run Algorithm 1 on an initialised supernet; returns the derived architecture.
+
+    ``on_step`` sees every sampled architecture as soon as its proxy exists (the
+    one-shot runner journals them there)."""
     device = torch.device(config.device)
     supernet.to(device).train()
     weights = list(supernet.weight_parameters())  # type: ignore[operator]
@@ -83,7 +90,8 @@ def run_nasi(
         nus: list[float] = []
         norms: list[float] = []
         best_sample: tuple[float, list[torch.Tensor]] | None = None
-        for _ in range(config.steps):
+        for step in range(config.steps):
+            step_start = time.perf_counter()
             x, y = (t.to(device) for t in batches())
             samples = [
                 straight_through_gumbel(a, generator, tau=config.tau, mask=m)
@@ -109,6 +117,9 @@ def run_nasi(
             r = float(objective.detach())
             if math.isfinite(r) and (best_sample is None or r > best_sample[0]):
                 best_sample = (r, [s.detach() for s in samples])
+            if on_step is not None:
+                sampled = relaxation.sampled_genotype(samples)
+                on_step(step, sampled, value, nu, r, time.perf_counter() - step_start)
         delta = acc.delta()
     alpha_star = _split(delta, relaxation.shapes)
     fallback = None

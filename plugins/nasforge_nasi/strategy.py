@@ -1,6 +1,6 @@
 """The ``nasi`` one-shot strategy: NASI-FIX / NASI-ADA on any supported supernet.
 
-``Nasi().fit(space, data, **options)`` builds the space's supernet from the seed,
+``Nasi(seed=..., **options).fit(space, data)`` builds the space's supernet from the seed,
 chooses the space's relaxation, runs Algorithm 1 and returns a SearchOutcome whose
 ``produced_by`` holds the full NASI record. ``data`` is a TensorData, a registered
 dataset name, or None for data-agnostic runs (``inputs="gaussian"`` with
@@ -10,6 +10,7 @@ dataset name, or None for data-agnostic runs (``inputs="gaussian"`` with
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import attrs
@@ -17,8 +18,9 @@ import torch
 
 from nasforge.datasets import TensorData
 from nasforge.errors import NasforgeError
+from nasforge.genotype import Genotype
 from nasforge.registry import get_registry
-from nasforge.result import Result, SearchOutcome
+from nasforge.result import Result, SearchOutcome, Trial
 from nasforge.search_space import SUPERNET, SearchSpace
 from nasforge.strategy import OneShotStrategy
 from nasforge_nasi.batches import ProxyBatches
@@ -28,15 +30,32 @@ from nasforge_nasi.select_relaxation import relaxation_for
 
 
 class Nasi(OneShotStrategy):
-    """NASI (Shu et al. 2022): NTK-trace search at initialisation, no training."""
+    """NASI (Shu et al. 2022): NTK-trace search at initialisation, no training.
+
+    Constructed as ``Nasi(seed=..., **options)`` (how ``nasforge search`` builds one-shot
+    strategies); ``fit`` may override any option. Options are :class:`NasiConfig` fields.
+    """
 
     name: ClassVar[str] = "nasi"
     requires: ClassVar[frozenset[str]] = frozenset({SUPERNET})
 
-    def fit(self, space: SearchSpace, data: Any = None, **options: Any) -> SearchOutcome:
-        """Search ``space``; ``options`` are :class:`NasiConfig` fields."""
+    def __init__(self, *, seed: int = 0, **options: Any) -> None:
+        self.seed = seed
+        self.options = dict(options)
+        make_config({**self.options, "seed": seed})  # bad options fail here, before any work
+
+    def fit(
+        self,
+        space: SearchSpace,
+        data: Any = None,
+        *,
+        on_trial: Callable[[Trial], None] | None = None,
+        **options: Any,
+    ) -> SearchOutcome:
+        """Search ``space``; every sampled architecture becomes a Trial (objectives: its
+        proxy Θ̃, its penalised objective R and ν), handed to ``on_trial`` at once."""
         space.require(self.requires, by=f"strategy '{self.name}'")
-        config = make_config(options)
+        config = make_config({"seed": self.seed, **self.options, **options})
         dataset = resolve_data(data, seed=config.seed)
         generator = torch.Generator().manual_seed(config.seed)
         batches = ProxyBatches(
@@ -52,7 +71,16 @@ class Nasi(OneShotStrategy):
         torch.manual_seed(config.seed)  # θ₀ is drawn once, from the seed (A5)
         supernet = space.supernet(**supernet_options)
         relaxation = relaxation_for(space, supernet, config)
-        run = run_nasi(supernet, relaxation, batches, config, generator)
+        trials: list[Trial] = []
+
+        def record(step: int, g: Genotype, proxy: float, nu: float, r: float, seconds: float) -> None:
+            result = Result(objectives={"proxy": proxy, "objective": r, "nu": nu}, cost=seconds)
+            trial = Trial(index=step, genotype=g, result=result, wall_seconds=seconds)
+            trials.append(trial)
+            if on_trial is not None:
+                on_trial(trial)
+
+        run = run_nasi(supernet, relaxation, batches, config, generator, on_step=record)
         result = Result(
             objectives={"mean_proxy": sum(run.proxies) / len(run.proxies), "nu": run.nus[-1]},
             cost=run.seconds,
@@ -61,6 +89,7 @@ class Nasi(OneShotStrategy):
         return SearchOutcome(
             best=run.genotype,
             best_result=result,
+            history=tuple(trials),
             produced_by={
                 "strategy": self.name,
                 "space": space.name,

@@ -1,11 +1,13 @@
-"""`nasforge nasi` and `nasforge hnas`: run a training-free search, export the result.
+"""`nasforge hnas`: an HNAS search on a dataset in one command, exported as files.
 
-One command each, because a user who asks "search digits with NASI" wants the
-architecture as files, not a run directory to post-process: the genotype goes to
-``OUT/genotype.safetensors`` and its network to ``OUT/model.onnx`` (parity-checked with
-onnxruntime). NASI is a one-shot method (no ask/tell), so ``nasforge search`` cannot run
-it; HNAS is ask/tell, and this command is ``nasforge search --strategy hnas`` plus the
-export, journaled the same way. Both look everything up through the registry.
+``nasforge search --strategy hnas`` runs HNAS too; this command adds what makes it one
+command on a small dataset: the network options (``--build-option``) reach all three
+places that build networks (the pool's training-free scoring, the evaluator's short
+training and the export), the pool is scored on the evaluator's own data (Gaussian data
+for a tabular benchmark), and the export's input shape is the data's. The genotype goes
+to ``OUT/genotype.safetensors``, its network to ``OUT/model.onnx`` (parity-checked with
+onnxruntime); the run is journaled like any search. NASI needs no command of its own:
+it is a one-shot strategy, which ``nasforge search --strategy nasi --export`` runs.
 """
 
 from __future__ import annotations
@@ -27,79 +29,6 @@ from nasforge.genotype import Genotype
 from nasforge.registry import get_registry
 from nasforge.search_space import SearchSpace
 from nasforge.spec import ExperimentSpec
-
-#: Supernet options that also shape the stand-alone network of the derived genotype.
-SHARED_SHAPE_OPTIONS = ("C", "N", "layers")
-
-
-def nasi(
-    space: Annotated[str, typer.Option(help="Search space with a supernet (nb201, darts).")] = "nb201",
-    dataset: Annotated[str, typer.Option(help="Registered dataset (see `nasforge datasets`).")] = "digits",
-    steps: Annotated[int, typer.Option(min=1, help="T: straight-through samples.")] = 100,
-    batch_size: Annotated[int, typer.Option(min=1, help="b: proxy mini-batch size.")] = 64,
-    mu: Annotated[float, typer.Option(min=0.0, help="Penalty coefficient.")] = 2.0,
-    mode: Annotated[str, typer.Option(help="fix (NASI-FIX) or ada (NASI-ADA).")] = "fix",
-    nu0: Annotated[float | None, typer.Option(help="nu (fix) or nu0 (ada); default: eq. 40.")] = None,
-    labels: Annotated[str, typer.Option(help="true, or random (label-agnostic).")] = "true",
-    inputs: Annotated[str, typer.Option(help="true, or gaussian (data-agnostic).")] = "true",
-    seed: Annotated[int, typer.Option(help="Seed of weights, samples and batches.")] = 0,
-    supernet_option: Annotated[
-        list[str] | None, typer.Option("--supernet-option", help="Supernet option key=value, e.g. C=8.")
-    ] = None,
-    build_option: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--build-option", help="Exported network option key=value [default: the supernet's shape]."
-        ),
-    ] = None,
-    option: Annotated[
-        list[str] | None, typer.Option("--option", "-o", help="Other NASI option key=value.")
-    ] = None,
-    out: Annotated[Path, typer.Option(help="Directory for genotype.safetensors and model.onnx.")] = Path(
-        "export/nasi"
-    ),
-    onnx: Annotated[bool, typer.Option("--onnx/--no-onnx", help="Also export the network as ONNX.")] = True,
-    json_out: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON to stdout.")] = False,
-) -> None:
-    """Search with NASI (no training) on a dataset and export the derived architecture.
-
-    Example: nasforge nasi --space nb201 --dataset digits --supernet-option C=8
-    --supernet-option N=2 --out export/nasi-digits
-    """
-    registry = get_registry()
-    sp = registry.get("space", space)()
-    data = registry.get("dataset", dataset).load(seed=seed)
-    supernet = parse_options(supernet_option)
-    options: dict[str, Any] = {
-        "steps": steps,
-        "batch_size": batch_size,
-        "mu": mu,
-        "mode": mode,
-        "nu0": nu0,
-        "labels": labels,
-        "inputs": inputs,
-        "seed": seed,
-        "supernet": supernet,
-        **parse_options(option),
-    }
-    strategy = registry.get("strategy", "nasi")()
-    started = time.perf_counter()
-    outcome = strategy.fit(sp, data, **options)
-    seconds = time.perf_counter() - started
-    build = _build_options(build_option, supernet, data.num_classes, data.input_shape)
-    files = _export(sp, outcome.best, out, (1, *data.input_shape), build, onnx)
-    run = outcome.produced_by["run"]
-    summary = {
-        "method": "nasi",
-        "best": sp.format(outcome.best),
-        "best_genotype": outcome.best.to_json(),
-        "seconds": round(seconds, 2),
-        "nu0": run["nu0"],
-        "violations": run["violations"],
-        "fallback": run["fallback"],
-        **files,
-    }
-    _print(summary, json_out)
 
 
 def hnas(
@@ -177,19 +106,6 @@ def hnas(
         **files,
     }
     _print(summary, json_out)
-
-
-def _build_options(
-    given: list[str] | None, supernet: dict[str, Any], num_classes: int, shape: tuple[int, ...]
-) -> dict[str, Any]:
-    """The exported network's options: the user's, else the supernet's shape options."""
-    build = (
-        parse_options(given) if given else {k: v for k, v in supernet.items() if k in SHARED_SHAPE_OPTIONS}
-    )
-    build.setdefault("num_classes", num_classes)
-    if len(shape) == 3:
-        build.setdefault("in_channels", shape[0])
-    return build
 
 
 def _export(
