@@ -25,13 +25,14 @@ import pytest
 import torch
 
 from nasforge.budget import Budget
+from nasforge.datasets import TensorData, load_gaussian
 from nasforge.errors import CapabilityError, InvalidGenotypeError, NasforgeError
 from nasforge.evaluator import Evaluator
 from nasforge.experiment import Experiment
 from nasforge.export import export_genotype, load_genotype
 from nasforge.genotype import Genotype
 from nasforge.metric import Metric, MetricContext, MetricInfo
-from nasforge.result import Objective, Result
+from nasforge.result import Objective, Result, SearchOutcome, Trial
 from nasforge.search_space import (
     BUILD,
     ENCODE,
@@ -43,7 +44,7 @@ from nasforge.search_space import (
     SearchSpace,
 )
 from nasforge.spec import ExperimentSpec
-from nasforge.strategy import Strategy
+from nasforge.strategy import OneShotStrategy, Strategy
 from nasforge.testing.toy import ToyEvaluator, ToySpace
 
 KNOWN_CAPABILITIES = {SAMPLE, MUTATE, NEIGHBOURS, ENCODE, ENUMERATE, BUILD, SUPERNET}
@@ -330,3 +331,53 @@ class MetricConformance:
         b = metric.score(model_factory(), batch, ctx=ctx)
         assert isinstance(a, float)
         assert a == pytest.approx(b, rel=1e-5, nan_ok=True)
+
+
+class OneShotStrategyConformance:
+    """Provide ``strategy_cls``, tiny ``strategy_options`` and a ``space`` with a supernet."""
+
+    @pytest.fixture
+    def strategy_cls(self) -> type[OneShotStrategy]:
+        raise NotImplementedError("provide a `strategy_cls` fixture returning your OneShotStrategy class")
+
+    @pytest.fixture
+    def strategy_options(self) -> dict[str, Any]:
+        return {}
+
+    @pytest.fixture
+    def space(self) -> SearchSpace:
+        raise NotImplementedError("provide a `space` fixture (with the 'supernet' capability)")
+
+    @pytest.fixture
+    def data(self) -> TensorData:
+        return load_gaussian(seed=0, n=48, shape=(3, 8, 8), num_classes=4)
+
+    def _fit(self, cls, options, space, data, seed: int = 0):
+        seen: list[Trial] = []
+        outcome = cls(seed=seed, progress=False, **options).fit(space, data, on_trial=seen.append)
+        return outcome, seen
+
+    def test_identity(self, strategy_cls) -> None:
+        assert isinstance(strategy_cls.name, str) and strategy_cls.name
+        assert strategy_cls.requires <= KNOWN_CAPABILITIES
+
+    def test_fit_returns_valid_outcome(self, strategy_cls, strategy_options, space, data) -> None:
+        outcome, seen = self._fit(strategy_cls, strategy_options, space, data)
+        assert isinstance(outcome, SearchOutcome)
+        space.validate(outcome.best)
+        assert seen, "on_trial must be called as the search goes"
+        for trial in seen:
+            space.validate(trial.genotype)
+        json.dumps([t.to_json() for t in seen])  # journalable
+
+    def test_deterministic_given_seed(self, strategy_cls, strategy_options, space, data) -> None:
+        a, _ = self._fit(strategy_cls, strategy_options, space, data)
+        b, _ = self._fit(strategy_cls, strategy_options, space, data)
+        assert a.best == b.best
+        assert [t.genotype for t in a.history] == [t.genotype for t in b.history]
+
+    def test_refuses_space_without_supernet(self, strategy_cls, strategy_options, data) -> None:
+        if SUPERNET not in strategy_cls.requires:
+            return  # the strategy does not need one: nothing to refuse
+        with pytest.raises(CapabilityError):
+            self._fit(strategy_cls, strategy_options, ToySpace(), data)
