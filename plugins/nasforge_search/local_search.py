@@ -16,6 +16,8 @@ from nasforge.search_space import NEIGHBOURS, SAMPLE
 
 
 class LocalSearch(Strategy):
+    """Best-improvement local search over neighbours, restarting at local optima."""
+
     name = "local"
     requires = frozenset({SAMPLE, NEIGHBOURS})
 

@@ -18,6 +18,8 @@ from nasforge.search_space import MUTATE, SAMPLE
 
 
 class RegularizedEvolution(Strategy):
+    """Regularized (aging) evolution: tournament selection, mutation, oldest member dies."""
+
     name = "rea"
     requires = frozenset({SAMPLE, MUTATE})
 

@@ -10,7 +10,7 @@ from nasforge.datasets import load_digits, load_gaussian, with_random_labels
 def test_digits_is_bundled_and_scaled() -> None:
     d = load_digits()
     assert len(d) == 1797 and d.input_shape == (1, 8, 8) and d.num_classes == 10
-    assert 0.0 <= float(d.x.min()) and float(d.x.max()) <= 1.0
+    assert float(d.x.min()) >= 0.0 and float(d.x.max()) <= 1.0
     assert d.digest() == load_digits().digest()
 
 
