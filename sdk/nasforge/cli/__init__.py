@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from nasforge.cli import export_cmd, listing, search_cmd
+from nasforge.cli import export_cmd, listing, score_cmd, search_cmd
 from nasforge.cli.output import err_console
 from nasforge.errors import NasforgeError
 
@@ -27,6 +27,8 @@ app.command()(search_cmd.search)
 app.command()(search_cmd.resume)
 app.command()(export_cmd.export)
 app.command()(export_cmd.inspect)
+app.command()(score_cmd.score)
+app.command()(score_cmd.correlate)
 
 
 def main(argv: list[str] | None = None) -> None:

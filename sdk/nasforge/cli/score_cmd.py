@@ -1,0 +1,225 @@
+"""`nasforge score` and `nasforge correlate`: training-free metrics from the command line."""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from nasforge.cli.export_cmd import resolve_genotype
+from nasforge.cli.options import parse_options
+from nasforge.cli.output import err_console, out_console, print_json
+from nasforge.errors import NasforgeError
+from nasforge.registry import get_registry
+
+#: Always shown beside any metric, because they are hard to beat (NAS-Bench-Suite-Zero).
+BASELINES = ("params", "flops")
+
+MetricList = Annotated[
+    list[str] | None,
+    typer.Option("--metric", "-m", help="Metric name, repeatable (see `nasforge metrics`) [default: all]."),
+]
+DataOption = Annotated[
+    str, typer.Option(help="Batch source: gaussian (data-agnostic), digits, or any dataset name.")
+]
+BuildOptions = Annotated[
+    list[str] | None, typer.Option("--build-option", help="Network option key=value, e.g. C=8.")
+]
+
+
+def default_cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "nasforge" / "scores"
+
+
+def _metrics(names: list[str] | None, *, with_baselines: bool) -> list[str]:
+    registry = get_registry()
+    chosen = list(names) if names else [n for n in registry.names("metric")]
+    for name in chosen:
+        registry.get("metric", name)  # unknown names fail here, with a suggestion
+    if with_baselines:
+        chosen = [b for b in BASELINES if b not in chosen and b in registry.names("metric")] + chosen
+    return chosen
+
+
+class _Bar:
+    """A rich progress bar usable as the scorer's progress callback."""
+
+    def __init__(self, label: str, enabled: bool) -> None:
+        self.enabled, self.label = enabled, label
+        self.progress: Progress | None = None
+
+    def __enter__(self) -> _Bar:
+        if self.enabled:
+            self.progress = Progress(
+                TextColumn("[bold]{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=err_console,
+            )
+            self.progress.start()
+            self.task = self.progress.add_task(self.label, total=None)
+        return self
+
+    def __call__(self, done: int, total: int, _g: Any) -> None:
+        if self.progress is not None:
+            self.progress.update(self.task, completed=done, total=total)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+
+
+def _fmt(value: float) -> str:
+    if not math.isfinite(value):
+        return str(value)
+    return f"{value:.4g}"
+
+
+def score(
+    genotypes: Annotated[
+        list[str] | None, typer.Argument(help="Genotype strings or .safetensors files (or use --sample).")
+    ] = None,
+    space: Annotated[str, typer.Option(help="Search space of the genotypes.")] = "nb201",
+    metric: MetricList = None,
+    sample: Annotated[int | None, typer.Option(help="Score this many random genotypes of the space.")] = None,
+    data: DataOption = "gaussian",
+    batch_size: Annotated[int, typer.Option(min=1, help="Samples in the scoring batch.")] = 64,
+    labels: Annotated[str, typer.Option(help="true, or random (label-agnostic mode).")] = "true",
+    seed: Annotated[int, typer.Option(help="Seed of initialisation, batch and sample.")] = 0,
+    device: Annotated[str, typer.Option(help="cpu or cuda.")] = "cpu",
+    build_option: BuildOptions = None,
+    cache: Annotated[
+        Path | None, typer.Option(help="Score cache directory [default: ~/.cache/nasforge/scores].")
+    ] = None,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Do not read or write the score cache.")
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print scores as JSON to stdout.")] = False,
+) -> None:
+    """Score architectures with training-free metrics (untrained networks, one batch).
+
+    Example: nasforge score --space nb201 --sample 5 -m synflow -m naswot
+
+    NaN or inf scores are flagged, not fatal. Scores are cached by genotype, metric, seed,
+    data and build options, so a rerun costs nothing.
+    """
+    from nasforge.scoring import sample_genotypes, score_genotypes
+
+    registry = get_registry()
+    sp = registry.get("space", space)()
+    chosen = [resolve_genotype(text, space)[1] for text in genotypes or []]
+    if sample:
+        chosen += sample_genotypes(sp, sample, seed=seed)
+    if not chosen:
+        raise NasforgeError("give genotypes to score, or --sample N")
+    names = _metrics(metric, with_baselines=False)
+    with _Bar("scoring", not quiet) as bar:
+        table = score_genotypes(
+            sp,
+            chosen,
+            names,
+            data=data,
+            batch_size=batch_size,
+            labels=labels,
+            seed=seed,
+            device=device,
+            build=parse_options(build_option),
+            cache=None if no_cache else (cache or default_cache_dir()),
+            progress=bar,
+        )
+    if json_out:
+        payload = table.to_json()
+        for row, g in zip(payload["rows"], table.genotypes, strict=True):
+            row["text"] = sp.format(g)
+        print_json(payload)
+        return
+    view = Table(title=f"training-free scores ({data}, batch {batch_size}, seed {seed})")
+    view.add_column("genotype", overflow="fold", ratio=3)
+    for name in table.metrics:
+        view.add_column(name, justify="right")
+    for g, row in zip(table.genotypes, table.rows, strict=True):
+        cells = [_fmt(row[m].value) + ("" if row[m].ok else f" [red]{row[m].flag}[/]") for m in table.metrics]
+        view.add_row(sp.format(g), *cells)
+    out_console.print(view)
+
+
+def correlate(
+    space: Annotated[
+        str, typer.Option(help="A finite search space with a ground-truth evaluator.")
+    ] = "nb201",
+    metric: MetricList = None,
+    sample: Annotated[int, typer.Option(min=2, help="Random architectures to score and look up.")] = 200,
+    evaluator: Annotated[str, typer.Option(help="Ground truth (see `nasforge evaluators`).")] = "nb201-table",
+    dataset: Annotated[
+        str, typer.Option(help="The evaluator's dataset: cifar10, cifar100, imagenet16-120.")
+    ] = "cifar10",
+    data: DataOption = "gaussian",
+    batch_size: Annotated[int, typer.Option(min=1, help="Samples in the scoring batch.")] = 64,
+    labels: Annotated[str, typer.Option(help="true, or random (label-agnostic mode).")] = "true",
+    seed: Annotated[int, typer.Option(help="Seed of the sample, initialisation and batch.")] = 0,
+    device: Annotated[str, typer.Option(help="cpu or cuda.")] = "cpu",
+    build_option: BuildOptions = None,
+    plot: Annotated[Path | None, typer.Option(help="Write a scatter plot PNG here.")] = None,
+    cache: Annotated[
+        Path | None, typer.Option(help="Score cache directory [default: ~/.cache/nasforge/scores].")
+    ] = None,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Do not read or write the score cache.")
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print coefficients as JSON to stdout.")] = False,
+) -> None:
+    """Rank correlation (Spearman, Kendall) of metrics with a benchmark's accuracy.
+
+    Example: nasforge correlate --space nb201 -m synflow -m jacob_cov --sample 1000 --plot synflow.png
+
+    params and flops are always included as baselines. Scores are cached, so a rerun
+    with more metrics only computes what is new.
+    """
+    from nasforge.scoring import correlate as run_correlate
+    from nasforge.scoring import plot_correlation
+
+    sp = get_registry().get("space", space)()
+    if sp.size is None:
+        raise NasforgeError(f"space '{space}' is not finite: correlate needs a benchmark space such as nb201")
+    names = _metrics(metric, with_baselines=True)
+    with _Bar(f"scoring {sample} architectures", not quiet) as bar:
+        result = run_correlate(
+            sp,
+            names,
+            evaluator,
+            sample=sample,
+            seed=seed,
+            dataset=dataset,
+            data=data,
+            batch_size=batch_size,
+            labels=labels,
+            device=device,
+            build=parse_options(build_option),
+            cache=None if no_cache else (cache or default_cache_dir()),
+            progress=bar,
+        )
+    if plot is not None:
+        plot_correlation(result, plot)
+    if json_out:
+        payload = result.to_json()
+        payload["plot"] = str(plot) if plot else None
+        print_json(payload)
+        return
+    view = Table(title=f"{space}: metrics vs {result.objective} ({dataset}), n={len(result.targets)}")
+    for col in ("metric", "Spearman ρ", "Kendall τ", "flagged"):
+        view.add_column(col, justify="left" if col == "metric" else "right")
+    for c in sorted(result.per_metric, key=lambda c: -abs(c.spearman) if math.isfinite(c.spearman) else 0):
+        style = "dim" if c.metric in BASELINES else ""
+        view.add_row(c.metric, f"{c.spearman:.3f}", f"{c.kendall:.3f}", str(c.n_flagged), style=style)
+    out_console.print(view)
+    if plot is not None:
+        out_console.print(f"scatter plot: {plot}")
