@@ -178,11 +178,11 @@ class SharedPasses:
         spec = self._normalise(spec)
         key = ("kernel", spec)
         if key not in self._memo:
-            group = [spec] + sorted(
+            others = sorted(
                 (k for k in self.kernels if k != spec and ("kernel", k) not in self._memo),
                 key=KernelSpec.key,
             )
-            group = [k for k in group if can_share_pass([spec, k])] if len(group) > 1 else group
+            group = [spec] + [k for k in others if can_share_pass([spec, k])]
             x, y = self.batch
             found = empirical_ntks(
                 self.model, x, y, specs=group, chunk_size=self.ctx.chunk_size, device=self.ctx.device

@@ -100,3 +100,18 @@ def test_variants_get_their_own_labels() -> None:
     assert BY_NAME["knas"](variant="thesis").cache_key().startswith("knas[thesis")
     with pytest.raises(ValueError):
         BY_NAME["knas"](variant="nope")
+
+
+def test_unshareable_kernel_variants_still_score() -> None:
+    """A jvp-method or coupled-BN NTK cannot join the joint per-sample pass; it must
+    still be computed (alone) and agree with the default kernel where it should."""
+    metrics = [
+        BY_NAME["ntk_trace"](),
+        BY_NAME["ntk_trace"](method="jvp"),
+        BY_NAME["ntk_cond"](bn="batch"),
+        BY_NAME["knas"](),
+    ]
+    out = score_model(H.tiny_net(GOOD), H.batch(), metrics, ctx=CTX)
+    assert all(s.ok for s in out.values()), out
+    # jvp changes the cost, not the number, so both land in one column
+    assert list(out) == ["ntk_trace", "ntk_cond[sum,batch,all]", "knas"]
