@@ -137,3 +137,7 @@ def _print(summary: dict[str, Any], json_out: bool) -> None:
         if k not in ("method", "best_genotype"):
             table.add_row(k, f"{v:.4g}" if isinstance(v, float) else str(v))
     out_console.print(table)
+
+
+if __name__ == "__main__":  # usable before it is registered: python -m nasforge.cli.nasi_hnas_cmd ...
+    typer.run(hnas)
