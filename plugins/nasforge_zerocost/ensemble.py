@@ -7,26 +7,21 @@ from typing import ClassVar
 
 import numpy as np
 
-from nasforge.errors import NasforgeError
-from nasforge.metric import Metric, MetricInfo
-from nasforge.scoring import MetricScore, SharedPasses, SharedPassMetric, aggregate_ranks, metric_label
+from nasforge.metric import Metric, MetricInfo, PopulationMetric
+from nasforge.scoring import MetricScore, aggregate_ranks, metric_label
 
 #: Abdelfattah et al.'s "vote" members: their three strongest NAS-Bench-201 proxies.
 DEFAULT_MEMBERS = ("synflow", "jacob_cov", "snip")
 
 
-class PopulationOnlyError(NasforgeError):
-    """A population metric was asked to score one network on its own."""
-
-
-class RankEnsemble(SharedPassMetric):
+class RankEnsemble(PopulationMetric):
     """Mean normalised rank of the member metrics across the scored architectures.
 
     Ranks because proxies live on incomparable scales (TE-NAS's rank sum; the zero-cost
     "vote" is its pairwise-majority cousin). A flagged member score ranks worst for that
     member. A rank only exists within a population, so this metric has no value for one
     network: the scorer (``nasforge.scoring.score_genotypes``) fills it from its
-    members' columns; ``score`` alone raises :class:`PopulationOnlyError`.
+    members' columns; ``score`` alone raises a NasforgeError.
     """
 
     info: ClassVar[MetricInfo] = MetricInfo(
@@ -46,12 +41,6 @@ class RankEnsemble(SharedPassMetric):
     def variant(self) -> str:
         labels = tuple(metric_label(m) for m in self.members)
         return "" if labels == DEFAULT_MEMBERS else "+".join(labels)
-
-    def score_shared(self, passes: SharedPasses) -> float:
-        raise PopulationOnlyError(
-            "the ensemble ranks a population; score several genotypes with "
-            "nasforge.scoring.score_genotypes (or `nasforge score`) instead"
-        )
 
     def aggregate(
         self, columns: Mapping[str, Sequence[MetricScore]], infos: Mapping[str, MetricInfo]

@@ -19,7 +19,7 @@ from nasforge.evaluator import Evaluator
 from nasforge.executors import Executor, InProcessExecutor, ProcessPoolExecutor
 from nasforge.genotype import Genotype
 from nasforge.hookspecs import hookimpl
-from nasforge.metric import Batch, Metric, MetricContext, MetricInfo
+from nasforge.metric import Batch, Metric, MetricContext, MetricInfo, PopulationMetric
 from nasforge.registry import Registry, get_registry
 from nasforge.result import Objective, Result, SearchOutcome, Trial
 from nasforge.search_space import SearchSpace
@@ -48,6 +48,7 @@ __all__ = [
     "NasforgeError",
     "Objective",
     "OneShotStrategy",
+    "PopulationMetric",
     "ProcessPoolExecutor",
     "Registry",
     "Result",

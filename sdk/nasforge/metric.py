@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import abc
-from typing import ClassVar
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
 import attrs
 import torch
@@ -58,3 +59,30 @@ class Metric(abc.ABC):
     @abc.abstractmethod
     def score(self, model: nn.Module, batch: Batch, *, ctx: MetricContext) -> float:
         """One number for ``model`` on ``batch``; NaN/inf are allowed and flagged upstream."""
+
+
+class PopulationMetric(Metric):
+    """A metric whose value for one network only exists within a population (rank
+    ensembles). The scorer computes its ``members`` per network, then calls
+    :meth:`aggregate` once over the whole table."""
+
+    #: The per-network metrics this one is built from (scored first by the scorer).
+    members: tuple[Metric, ...] = ()
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        info = cls.__dict__.get("info")
+        if isinstance(info, MetricInfo) and not info.population:
+            raise TypeError(f"{cls.__name__}.info must set population=True")
+
+    def score(self, model: nn.Module, batch: Batch, *, ctx: MetricContext) -> float:
+        from nasforge.errors import NasforgeError
+
+        raise NasforgeError(
+            f"metric '{self.info.name}' ranks a population; score several genotypes with "
+            "nasforge.scoring.score_genotypes (or `nasforge score`) instead"
+        )
+
+    @abc.abstractmethod
+    def aggregate(self, columns: Mapping[str, Sequence[Any]], infos: Mapping[str, MetricInfo]) -> Any:
+        """This metric's column (row-aligned) from the members' columns of scores."""

@@ -11,7 +11,7 @@ import numpy as np
 import torch
 
 from nasforge.genotype import Genotype
-from nasforge.metric import Metric, MetricContext, MetricInfo
+from nasforge.metric import Metric, MetricContext, MetricInfo, PopulationMetric
 from nasforge.scoring.batch import DataSpec, fixed_batch
 from nasforge.scoring.cache import ScoreCache, ScoreKey
 from nasforge.scoring.outcome import MetricScore
@@ -36,8 +36,8 @@ def resolve_metrics(metrics: Iterable[MetricSpec]) -> list[Metric]:
     # population metrics need their members scored first
     labels = {metric_label(m) for m in out}
     for m in list(out):
-        for member in getattr(m, "members", ()):
-            if isinstance(member, Metric) and metric_label(member) not in labels:
+        for member in m.members if isinstance(m, PopulationMetric) else ():
+            if metric_label(member) not in labels:
                 out.insert(0, member)
                 labels.add(metric_label(member))
     return out
@@ -119,9 +119,9 @@ def score_genotypes(
             progress(i + 1, len(genotypes), g)
     infos: dict[str, MetricInfo] = {metric_label(m): m.info for m in instances}
     for m in instances:
-        if m.info.population:
+        if isinstance(m, PopulationMetric):
             label = metric_label(m)
-            values = m.aggregate({k: [r[k] for r in rows] for k in rows[0]} if rows else {}, infos)  # type: ignore[attr-defined]
+            values = m.aggregate({k: [r[k] for r in rows] for k in rows[0]} if rows else {}, infos)
             for r, v in zip(rows, np.asarray(values, dtype=float), strict=True):
                 r[label] = MetricScore(label, float(v))
     return ScoreTable(tuple(genotypes), tuple(labels), infos, tuple(rows), fb.describe())

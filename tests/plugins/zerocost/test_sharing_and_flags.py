@@ -10,9 +10,10 @@ import torch
 import zc_helpers as H
 
 from nasforge import Metric, MetricContext, MetricInfo, get_registry
+from nasforge.errors import NasforgeError
 from nasforge.scoring import SharedPasses, score_genotypes, score_model
 from nasforge_zerocost.catalogue import BY_NAME, METRICS
-from nasforge_zerocost.ensemble import PopulationOnlyError, RankEnsemble
+from nasforge_zerocost.ensemble import RankEnsemble
 
 CTX = MetricContext()
 ALL_NONE = "|none~0|+|none~0|none~1|+|none~0|none~1|none~2|"
@@ -89,7 +90,7 @@ def test_ensemble_is_a_population_rank() -> None:
         axis=0,
     )
     assert manual.shape == ens.shape
-    with pytest.raises(PopulationOnlyError):
+    with pytest.raises(NasforgeError, match="ranks a population"):
         RankEnsemble().score(H.tiny_net(GOOD), H.batch(), ctx=CTX)
 
 
