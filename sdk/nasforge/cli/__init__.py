@@ -16,6 +16,7 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    rich_markup_mode="markdown",
 )
 app.command()(listing.plugins)
 app.command("spaces")(listing.spaces)

@@ -45,7 +45,7 @@ def hnas(
     evaluator_option: Annotated[
         list[str] | None, typer.Option("--evaluator-option", help="Evaluator option key=value.")
     ] = None,
-    run_dir: Annotated[Path | None, typer.Option(help="Journal directory [default: runs/hnas-...].")] = None,
+    run_dir: Annotated[Path | None, typer.Option(help="Journal directory (default: runs/hnas-...).")] = None,
     out: Annotated[Path, typer.Option(help="Directory for genotype.safetensors and model.onnx.")] = Path(
         "export/hnas"
     ),

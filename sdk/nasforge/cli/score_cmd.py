@@ -22,7 +22,7 @@ BASELINES = ("params", "flops")
 
 MetricList = Annotated[
     list[str] | None,
-    typer.Option("--metric", "-m", help="Metric name, repeatable (see `nasforge metrics`) [default: all]."),
+    typer.Option("--metric", "-m", help="Metric name, repeatable (see `nasforge metrics`) (default: all)."),
 ]
 DataOption = Annotated[
     str, typer.Option(help="Batch source: gaussian (data-agnostic), digits, or any dataset name.")
@@ -96,7 +96,7 @@ def score(
     device: Annotated[str, typer.Option(help="cpu or cuda.")] = "cpu",
     build_option: BuildOptions = None,
     cache: Annotated[
-        Path | None, typer.Option(help="Score cache directory [default: ~/.cache/nasforge/scores].")
+        Path | None, typer.Option(help="Score cache directory (default: ~/.cache/nasforge/scores).")
     ] = None,
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Do not read or write the score cache.")
@@ -169,7 +169,7 @@ def correlate(
     build_option: BuildOptions = None,
     plot: Annotated[Path | None, typer.Option(help="Write a scatter plot PNG here.")] = None,
     cache: Annotated[
-        Path | None, typer.Option(help="Score cache directory [default: ~/.cache/nasforge/scores].")
+        Path | None, typer.Option(help="Score cache directory (default: ~/.cache/nasforge/scores).")
     ] = None,
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Do not read or write the score cache.")

@@ -27,17 +27,17 @@ def search(
     strategy: Annotated[str, typer.Option(help="Strategy name (see `nasforge strategies`).")] = "rea",
     evaluator: Annotated[
         str | None,
-        typer.Option(help="Evaluator (see `nasforge evaluators`) [default: nb201-table for ask/tell]."),
+        typer.Option(help="Evaluator (see `nasforge evaluators`) (default: nb201-table for ask/tell)."),
     ] = None,
     dataset: Annotated[
         str | None,
         typer.Option(
             help="Ask/tell: the evaluator's dataset (nb201-table: cifar10, cifar100, imagenet16-120) "
-            "[default: cifar10]. One-shot: the training data (see `nasforge datasets`) [default: digits]."
+            "(default: cifar10). One-shot: the training data (see `nasforge datasets`) (default: digits)."
         ),
     ] = None,
     budget_trials: Annotated[
-        int | None, typer.Option(help="Stop after this many evaluated architectures [default: 100].")
+        int | None, typer.Option(help="Stop after this many evaluated architectures (default: 100).")
     ] = None,
     budget_seconds: Annotated[float | None, typer.Option(help="Stop after this many wall seconds.")] = None,
     budget_sim_seconds: Annotated[
@@ -46,7 +46,7 @@ def search(
     seed: Annotated[int, typer.Option(help="Seed (runs are reproducible).")] = 0,
     run_dir: Annotated[
         Path | None,
-        typer.Option(help="Journal directory [default: runs/<space>-<strategy>-s<seed>-<time>]."),
+        typer.Option(help="Journal directory (default: runs/<space>-<strategy>-s<seed>-<time>)."),
     ] = None,
     option: Annotated[
         OptionList,
@@ -76,11 +76,11 @@ def search(
 
     Ask/tell (random, rea, local, ...), on the bundled NAS-Bench-201 table:
 
-      nasforge search --space nb201 --strategy rea --dataset cifar10 --budget-trials 200
+        nasforge search --space nb201 --strategy rea --dataset cifar10 --budget-trials 200
 
     One-shot (darts, prdarts, nasi, ...), training a supernet on bundled data:
 
-      nasforge search --space darts --strategy darts --dataset digits -o epochs=5 --export out/
+        nasforge search --space darts --strategy darts --dataset digits -o epochs=5 --export out/
 
     Kill it at any time and continue with `nasforge resume RUN_DIR`: an ask/tell run
     replays its journal (no finished trial lost or repeated); a one-shot run restarts.
