@@ -29,6 +29,7 @@ methods can run in separate invocations; the table is printed from the file.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import statistics
@@ -63,10 +64,10 @@ PAPER = {
 }
 
 
-def hnas_options(cache: str) -> dict[str, Any]:
+def hnas_options(cache: str, pool_size: int) -> dict[str, Any]:
     return {
         "steps": HNAS_STEPS,
-        "pool_size": 500,
+        "pool_size": pool_size,
         "input_shape": list(INPUT),
         "num_classes": 10,
         "build": dict(BUILD),
@@ -99,10 +100,10 @@ def run_nasi(seed: int) -> dict[str, Any]:
     }
 
 
-def run_hnas(seed: int, dataset: str, cache: str) -> dict[str, Any]:
+def run_hnas(seed: int, dataset: str, cache: str, pool_size: int) -> dict[str, Any]:
     space = NB201Space()
     evaluator = NB201TableEvaluator(space, dataset=dataset)
-    options = hnas_options(cache)
+    options = hnas_options(cache, pool_size)
     strategy = Hnas(space, objective=evaluator.objective, seed=seed, **options)
     spec = ExperimentSpec(
         space=space.name,
@@ -121,6 +122,7 @@ def run_hnas(seed: int, dataset: str, cache: str) -> dict[str, Any]:
         "method": "hnas",
         "seed": seed,
         "dataset": dataset,
+        "pool_size": pool_size,
         "arch": space.format(out.best),
         "accuracy": out.best_result.objectives["test_accuracy"],
         "pool_seconds": pool_seconds,
@@ -163,7 +165,7 @@ def _stat(values: list[float]) -> str:
     return f"{statistics.fmean(values):.2f} ± {sd:.2f}"
 
 
-def report(records: list[dict[str, Any]], seeds: list[int]) -> None:
+def report(records: list[dict[str, Any]], seeds: list[int], random_seeds: int = 0) -> None:
     rows: list[tuple[str, list[str], str]] = []
     for name, (*accs, cost) in PAPER.items():
         rows.append((name, [f"{m:.2f} ± {s:.2f}" for m, s in accs], cost))
@@ -178,12 +180,22 @@ def report(records: list[dict[str, Any]], seeds: list[int]) -> None:
             )
         )
     means: dict[str, dict[str, float]] = {}
-    for method in ("hnas", "random"):
+    hnas_pools = sorted({r.get("pool_size", 500) for r in records if r["method"] == "hnas"})
+    groups = [("hnas", p) for p in hnas_pools] + [("random", None)]
+    for method, pool in groups:
         cells, pool_s, bo_s, sim_s = [], [], [], []
         for d in DATASETS:
-            rs = [r for r in records if r["method"] == method and r["dataset"] == d and r["seed"] in seeds]
+            rs = [
+                r
+                for r in records
+                if r["method"] == method
+                and r["dataset"] == d
+                and r["seed"] in seeds
+                and (pool is None or r.get("pool_size", 500) == pool)
+            ]
             cells.append(_stat([r["accuracy"] for r in rs]))
-            means.setdefault(method, {})[d] = statistics.fmean(r["accuracy"] for r in rs) if rs else math.nan
+            key = "random" if pool is None else f"HNAS (pool {pool})"
+            means.setdefault(key, {})[d] = statistics.fmean(r["accuracy"] for r in rs) if rs else math.nan
             pool_s += [r.get("pool_seconds", 0.0) for r in rs]
             bo_s += [r.get("bo_seconds", 0.0) for r in rs]
             sim_s += [r["simulated_seconds"] for r in rs]
@@ -194,11 +206,16 @@ def report(records: list[dict[str, Any]], seeds: list[int]) -> None:
                 f"pool {statistics.fmean(pool_s):.0f} CPU-s + BO {statistics.fmean(bo_s):.0f} s"
                 f" + {statistics.fmean(sim_s) / 3600:.1f} h simulated"
             )
-            label = f"HNAS (M_Trace, K={HNAS_STEPS}), ours"
+            label = f"HNAS (M_Trace, K={HNAS_STEPS}, pool {pool}), ours"
         else:
             cost = f"{statistics.fmean(sim_s) / 3600:.1f} h simulated"
             label = f"random search ({HNAS_STEPS} queries), ours"
         rows.append((label, cells, cost))
+    many = [r for r in records if r["method"] == "random" and r["seed"] < random_seeds]
+    if random_seeds > len(seeds) and many:
+        cells = [_stat([r["accuracy"] for r in many if r["dataset"] == d]) for d in DATASETS]
+        n = len({r["seed"] for r in many})
+        rows.append((f"random search ({HNAS_STEPS} queries), {n} seeds", cells, "its expectation"))
     width = max(len(r[0]) for r in rows)
     header = (
         f"{'method':<{width}} | {'CIFAR-10':>14} | {'CIFAR-100':>14} | {'ImageNet16-120':>14} | search time"
@@ -207,39 +224,54 @@ def report(records: list[dict[str, Any]], seeds: list[int]) -> None:
     print("-" * len(header))
     for name, cells, cost in rows:
         print(f"{name:<{width}} | " + " | ".join(f"{c:>14}" for c in cells) + f" | {cost}")
-    if all(math.isfinite(v) for m in ("hnas", "random") for v in means.get(m, {"-": math.nan}).values()):
+    if many:
+        means["random-many"] = {
+            d: statistics.fmean(r["accuracy"] for r in many if r["dataset"] == d) for d in DATASETS
+        }
+    references = (("random", f"the same {len(seeds)} seeds"), ("random-many", "its many-seed expectation"))
+    for (ref, label), name in itertools.product(references, [k for k in means if k.startswith("HNAS")]):
+        pair = [means.get(m, {}) for m in (name, ref)]
+        if not all(len(p) == len(DATASETS) and all(map(math.isfinite, p.values())) for p in pair):
+            continue
         verdict = ", ".join(
-            f"{d}: {'yes' if means['hnas'][d] > means['random'][d] else 'no'}"
-            f" ({means['hnas'][d]:.2f} vs {means['random'][d]:.2f})"
+            f"{d}: {'yes' if pair[0][d] > pair[1][d] else 'no'} ({pair[0][d]:.2f} vs {pair[1][d]:.2f})"
             for d in DATASETS
         )
-        print(f"\nHNAS beats random search with {HNAS_STEPS} table queries: {verdict}")
+        print(f"\n{name} beats random search ({HNAS_STEPS} table queries), {label}: {verdict}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--methods", default="nasi,hnas,random")
+    parser.add_argument(
+        "--random-seeds", type=int, default=100, help="seeds of the extra random-search row (its expectation)"
+    )
     parser.add_argument("--results", type=Path, default=Path("runs/nasi_hnas_nb201.jsonl"))
     parser.add_argument("--cache", default="runs/hnas-pool-cache-n5.jsonl")
+    parser.add_argument("--pool-size", type=int, default=500, help="HNAS pool (random draws per seed)")
     parser.add_argument("--report-only", action="store_true", help="print the table from --results")
     args = parser.parse_args()
     torch.set_num_threads(1)
     seeds = list(range(args.seeds))
     methods = set(args.methods.split(","))
     done = load(args.results)
-    have = {(r["method"], r["seed"], r.get("dataset")) for r in done}
+    have = {(r["method"], r["seed"], r.get("dataset"), r.get("pool_size", 500)) for r in done}
     if not args.report_only:
         PoolCache(args.cache)  # fail early on an unreadable cache path
         for seed in seeds:
-            if "nasi" in methods and ("nasi", seed, None) not in have:
+            if "nasi" in methods and ("nasi", seed, None, 500) not in have:
                 append(args.results, run_nasi(seed))
             for d in DATASETS:
-                if "hnas" in methods and ("hnas", seed, d) not in have:
-                    append(args.results, run_hnas(seed, d, args.cache))
-                if "random" in methods and ("random", seed, d) not in have:
+                if "hnas" in methods and ("hnas", seed, d, args.pool_size) not in have:
+                    append(args.results, run_hnas(seed, d, args.cache, args.pool_size))
+                if "random" in methods and ("random", seed, d, 500) not in have:
                     append(args.results, run_random(seed, d))
-    report(load(args.results), seeds)
+        for seed in range(args.random_seeds) if "random" in methods else ():
+            for d in DATASETS:
+                if ("random", seed, d, 500) not in have and seed not in seeds:
+                    append(args.results, run_random(seed, d))
+    report(load(args.results), seeds, args.random_seeds)
 
 
 if __name__ == "__main__":
