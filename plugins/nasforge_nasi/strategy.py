@@ -15,6 +15,8 @@ from typing import Any, ClassVar
 
 import attrs
 import torch
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from nasforge.datasets import TensorData
 from nasforge.errors import NasforgeError
@@ -28,6 +30,14 @@ from nasforge_nasi.config import NasiConfig
 from nasforge_nasi.search import run_nasi
 from nasforge_nasi.select_relaxation import relaxation_for
 
+PROGRESS_COLUMNS = (
+    TextColumn("{task.description}"),
+    BarColumn(),
+    MofNCompleteColumn(),
+    TimeElapsedColumn(),
+    TextColumn("{task.fields[info]}"),
+)
+
 
 class Nasi(OneShotStrategy):
     """NASI (Shu et al. 2022): NTK-trace search at initialisation, no training.
@@ -39,8 +49,10 @@ class Nasi(OneShotStrategy):
     name: ClassVar[str] = "nasi"
     requires: ClassVar[frozenset[str]] = frozenset({SUPERNET})
 
-    def __init__(self, *, seed: int = 0, **options: Any) -> None:
+    def __init__(self, *, seed: int = 0, progress: bool = False, **options: Any) -> None:
         self.seed = seed
+        self.progress = progress
+        self.console: Console | None = None  # the one-shot runner may set its own
         self.options = dict(options)
         make_config({**self.options, "seed": seed})  # bad options fail here, before any work
 
@@ -72,15 +84,19 @@ class Nasi(OneShotStrategy):
         supernet = space.supernet(**supernet_options)
         relaxation = relaxation_for(space, supernet, config)
         trials: list[Trial] = []
+        bar = Progress(*PROGRESS_COLUMNS, console=self.console, disable=not self.progress, transient=False)
+        task = bar.add_task("nasi samples", total=config.steps, info="")
 
         def record(step: int, g: Genotype, proxy: float, nu: float, r: float, seconds: float) -> None:
             result = Result(objectives={"proxy": proxy, "objective": r, "nu": nu}, cost=seconds)
             trial = Trial(index=step, genotype=g, result=result, wall_seconds=seconds)
             trials.append(trial)
+            bar.update(task, advance=1, info=f"proxy={proxy:.4g} nu={nu:.4g}")
             if on_trial is not None:
                 on_trial(trial)
 
-        run = run_nasi(supernet, relaxation, batches, config, generator, on_step=record)
+        with bar:
+            run = run_nasi(supernet, relaxation, batches, config, generator, on_step=record)
         result = Result(
             objectives={"mean_proxy": sum(run.proxies) / len(run.proxies), "nu": run.nus[-1]},
             cost=run.seconds,

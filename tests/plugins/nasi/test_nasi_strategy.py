@@ -7,6 +7,7 @@ import torch
 
 from nasforge import get_registry
 from nasforge.errors import NasforgeError
+from nasforge.testing.conformance import OneShotStrategyConformance
 from nasforge_nasi import Nasi
 from nasforge_nasi.batches import ProxyBatches
 from nasforge_nasi.config import NasiConfig
@@ -89,3 +90,17 @@ def test_darts_derivation_takes_top_two_ops_and_inputs() -> None:
 def test_config_round_trips_to_json() -> None:
     cfg = NasiConfig(input_shape=[3, 8, 8], supernet={"C": 4})
     assert NasiConfig(**cfg.to_json()) == cfg
+
+
+class TestNasiConformance(OneShotStrategyConformance):
+    @pytest.fixture
+    def strategy_cls(self):
+        return Nasi
+
+    @pytest.fixture
+    def strategy_options(self):
+        return {"steps": 3, "batch_size": 8, "calibration_samples": 2, "supernet": {"C": 4, "N": 1}}
+
+    @pytest.fixture
+    def space(self, nb201):
+        return nb201
