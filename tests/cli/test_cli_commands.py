@@ -44,3 +44,18 @@ def test_search_json_then_export_and_inspect(cli, tmp_path) -> None:
 def test_help_teaches(cli) -> None:
     out = cli("search", "--help", ok=True).out
     assert "resume" in out and "--budget-trials" in out and "one-shot" in out.lower()
+
+
+def test_threads_option_sets_torch_threads(cli) -> None:
+    import torch
+
+    try:
+        cli("--threads", "2", "spaces", "--json", ok=True)
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(1)
+    assert cli("--threads", "0", "spaces").code == 2
+
+
+def test_hnas_command_is_registered(cli) -> None:
+    assert "BO over mu, nu" in cli("hnas", "--help", ok=True).out

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import sys
+from typing import Annotated
 
 import typer
 
-from nasforge.cli import export_cmd, listing, score_cmd, search_cmd
+from nasforge.cli import export_cmd, listing, nasi_hnas_cmd, score_cmd, search_cmd
 from nasforge.cli.output import err_console
 from nasforge.errors import NasforgeError
 
@@ -30,6 +31,25 @@ app.command()(export_cmd.export)
 app.command()(export_cmd.inspect)
 app.command()(score_cmd.score)
 app.command()(score_cmd.correlate)
+app.command()(nasi_hnas_cmd.hnas)
+
+
+@app.callback()
+def _global_options(
+    threads: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            envvar="NASFORGE_THREADS",
+            help="torch CPU threads. On a busy or 2-core machine 1 is often several times faster.",
+        ),
+    ] = None,
+) -> None:
+    """Neural architecture search from the command line: list plugins, search, resume, export."""
+    if threads is not None:
+        import torch
+
+        torch.set_num_threads(threads)
 
 
 def main(argv: list[str] | None = None) -> None:
