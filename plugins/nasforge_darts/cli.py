@@ -98,6 +98,9 @@ def nb201_compare(
     width: Annotated[int, typer.Option("--C", help="Supernet width C.")] = 8,
     cells: Annotated[int, typer.Option(help="Cells per stage N.")] = 1,
     arch_lr: Annotated[float, typer.Option(help="Adam lr of the architecture parameters.")] = 3e-4,
+    batch_size: Annotated[int | None, typer.Option(
+        help="Batch size of both strategies (default: each its own, 64 / preset's)."
+    )] = None,
     preset: Annotated[str, typer.Option(help="PR-DARTS preset.")] = "official-code",
     threads: Annotated[int, typer.Option(help="torch intra-op threads.")] = 1,
     json_file: Annotated[Path | None, typer.Option("--json-file", help="Write rows here.")] = None,
@@ -108,6 +111,8 @@ def nb201_compare(
     torch.set_num_threads(threads)
     common = {"epochs": epochs, "arch_lr": arch_lr, "supernet": {"C": width, "N": cells},
               "eval_every": epochs}
+    if batch_size is not None:
+        common["batch_size"] = batch_size
     rows = compare_on_nb201(
         seeds=[int(s) for s in seeds.split(",")],
         strategies=(("darts", {}), ("prdarts", {"preset": preset})),

@@ -29,12 +29,14 @@ class CompareRow:
     skip_share: float
     accuracy: dict[str, float]
     seconds: float
+    #: Skip share of the cell derived at the end of every epoch (the skip trajectory).
+    skip_share_by_epoch: tuple[float, ...] = attrs.field(default=(), converter=tuple)
 
     def to_json(self) -> dict[str, Any]:
         return attrs.asdict(self)
 
 
-def _table_accuracy(space: Any, g: Any) -> dict[str, float]:
+def table_accuracy(space: Any, g: Any) -> dict[str, float]:
     """Benchmark test accuracies through the registered ``nb201-table`` evaluator."""
     evaluator_cls = get_registry().get("evaluator", "nb201-table")
     out = {}
@@ -67,6 +69,11 @@ def compare_on_nb201(
             )
             out = strat.fit(space, data)
             metrics = out.best_result.metadata["metrics"] if out.best_result else {}
+            trajectory = tuple(
+                float(t.result.metadata["metrics"].get("cell_skip_share", float("nan")))
+                for t in out.history
+                if t.result is not None
+            )
             label = name if "preset" not in options else f"{name}[{options['preset']}]"
             rows.append(
                 CompareRow(
@@ -74,8 +81,9 @@ def compare_on_nb201(
                     seed=seed,
                     genotype=space.format(out.best),
                     skip_share=float(metrics.get("cell_skip_share", float("nan"))),
-                    accuracy=_table_accuracy(space, out.best),
+                    accuracy=table_accuracy(space, out.best),
                     seconds=sum(t.wall_seconds for t in out.history),
+                    skip_share_by_epoch=trajectory,
                 )
             )
     return rows
