@@ -26,7 +26,7 @@ def test_darts_on_nb201_digits_exports_and_evaluates(cli, tmp_path) -> None:
         "--json",
         ok=True,
     ).json()
-    assert out["epochs"] == 2 and out["data"] == "digits"
+    assert out["trials"] == 2 and out["data"] == "digits"
     assert 0 < out["evaluation"]["test_accuracy"] < 100
     assert out["onnx_max_abs_diff"] <= 1e-4
     assert load_genotype(out["genotype_file"]).space == "nb201" and out["best"].startswith("|")

@@ -170,7 +170,7 @@ def _report_one_shot(
         )
     rows: dict[str, Any] = {
         "best": space.format(run.outcome.best),
-        "epochs": len(run.outcome.history),
+        "trials": len(run.outcome.history),  # epochs (DARTS) or samples (NASI)
         "data": run.data.name,
         "search_seconds": round(run.seconds, 2),
         "run_dir": str(run.run_dir),
