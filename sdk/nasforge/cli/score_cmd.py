@@ -11,6 +11,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from nasforge.cli.common_options import BuildOptions, CacheDir, Device, NoCache, Quiet
 from nasforge.cli.export_cmd import resolve_genotype
 from nasforge.cli.options import parse_options
 from nasforge.cli.output import err_console, out_console, print_json
@@ -26,9 +27,6 @@ MetricList = Annotated[
 ]
 DataOption = Annotated[
     str, typer.Option(help="Batch source: gaussian (data-agnostic), digits, or any dataset name.")
-]
-BuildOptions = Annotated[
-    list[str] | None, typer.Option("--build-option", help="Network option key=value, e.g. C=8.")
 ]
 
 
@@ -93,15 +91,11 @@ def score(
     batch_size: Annotated[int, typer.Option(min=1, help="Samples in the scoring batch.")] = 64,
     labels: Annotated[str, typer.Option(help="true, or random (label-agnostic mode).")] = "true",
     seed: Annotated[int, typer.Option(help="Seed of initialisation, batch and sample.")] = 0,
-    device: Annotated[str, typer.Option(help="cpu or cuda.")] = "cpu",
+    device: Device = "cpu",
     build_option: BuildOptions = None,
-    cache: Annotated[
-        Path | None, typer.Option(help="Score cache directory (default: ~/.cache/nasforge/scores).")
-    ] = None,
-    no_cache: Annotated[
-        bool, typer.Option("--no-cache", help="Do not read or write the score cache.")
-    ] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    cache: CacheDir = None,
+    no_cache: NoCache = False,
+    quiet: Quiet = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print scores as JSON to stdout.")] = False,
 ) -> None:
     """Score architectures with training-free metrics (untrained networks, one batch).
@@ -165,16 +159,12 @@ def correlate(
     batch_size: Annotated[int, typer.Option(min=1, help="Samples in the scoring batch.")] = 64,
     labels: Annotated[str, typer.Option(help="true, or random (label-agnostic mode).")] = "true",
     seed: Annotated[int, typer.Option(help="Seed of the sample, initialisation and batch.")] = 0,
-    device: Annotated[str, typer.Option(help="cpu or cuda.")] = "cpu",
+    device: Device = "cpu",
     build_option: BuildOptions = None,
     plot: Annotated[Path | None, typer.Option(help="Write a scatter plot PNG here.")] = None,
-    cache: Annotated[
-        Path | None, typer.Option(help="Score cache directory (default: ~/.cache/nasforge/scores).")
-    ] = None,
-    no_cache: Annotated[
-        bool, typer.Option("--no-cache", help="Do not read or write the score cache.")
-    ] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    cache: CacheDir = None,
+    no_cache: NoCache = False,
+    quiet: Quiet = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print coefficients as JSON to stdout.")] = False,
 ) -> None:
     """Rank correlation (Spearman, Kendall) of metrics with a benchmark's accuracy.

@@ -10,6 +10,7 @@ import typer
 from rich.table import Table
 
 from nasforge.api import build_spec
+from nasforge.cli.common_options import Quiet
 from nasforge.cli.options import parse_options
 from nasforge.cli.output import err_console, out_console, print_json
 from nasforge.experiment import Experiment
@@ -69,7 +70,7 @@ def search(
     build_option: Annotated[
         OptionList, typer.Option("--build-option", help="Network option for --export, e.g. C=16.")
     ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    quiet: Quiet = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON to stdout.")] = False,
 ) -> None:
     """Search a space with a strategy, journaling every trial, and print the best architecture.
@@ -114,7 +115,7 @@ def search(
 def resume(
     run_dir: Annotated[Path, typer.Argument(help="The run directory holding journal.jsonl.")],
     export: Annotated[Path | None, typer.Option(help="Also export the best architecture here.")] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    quiet: Quiet = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON to stdout.")] = False,
 ) -> None:
     """Continue a killed search from its journal (finished trials are replayed, not re-run)."""
