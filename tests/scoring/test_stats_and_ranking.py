@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+import scipy.stats as scipy_stats  # dev dependency (scikit-learn brings it)
 
 from nasforge.scoring import (
     aggregate_ranks,
@@ -16,8 +17,6 @@ from nasforge.scoring import (
     rankdata,
     spearman,
 )
-
-scipy_stats = pytest.importorskip("scipy.stats")
 
 
 @pytest.mark.parametrize("seed", range(5))

@@ -135,7 +135,6 @@ def test_resnet_macs_match_the_benchmark_maximum() -> None:
 
 @pytest.mark.parametrize("shape", [(1, 1, 8, 8), (1, 3, 9, 9)])
 def test_onnx_export_matches_onnxruntime(tmp_path, shape: tuple[int, ...]) -> None:
-    pytest.importorskip("onnxruntime")
     space = NB201Space()
     g = space.genotype(ALL_OPS)
     report = export_onnx(
@@ -151,7 +150,6 @@ def test_onnx_export_matches_onnxruntime(tmp_path, shape: tuple[int, ...]) -> No
 @pytest.mark.slow
 def test_onnx_export_through_torch_export(tmp_path) -> None:
     """The newer dynamo exporter (about 7 s on a CPU for the full-size network)."""
-    pytest.importorskip("onnxruntime")
     space = NB201Space()
     report = export_onnx(space.genotype(ALL_OPS), tmp_path / "nb201.onnx", space, dynamo=True)
     assert report.passed
