@@ -28,7 +28,7 @@ from nasforge.executors import Executor, InProcessExecutor
 from nasforge.genotype import Genotype
 from nasforge.journal import JournalReader, JournalWriter, journal_path
 from nasforge.registry import Registry, get_registry
-from nasforge.result import Result, SearchOutcome, Trial
+from nasforge.result import Result, SearchOutcome, Trial, best_trial
 from nasforge.search_space import SearchSpace
 from nasforge.spec import ExperimentSpec
 from nasforge.strategy import Strategy
@@ -60,6 +60,7 @@ class Experiment:
         self.progress = progress
         self.console = console or Console(stderr=True)
         self.trials: list[Trial] = []
+        self._best: Trial | None = None
         self.outcome: SearchOutcome | None = None
 
     # --- construction -----------------------------------------------------------------
@@ -186,6 +187,9 @@ class Experiment:
                     seen[g] = r
                     sim_clock += r.cost
                     self.trials.append(trial)
+                    self._best = best_trial(
+                        [t for t in (self._best, trial) if t is not None], self.strategy.objective
+                    )
                     if is_new:
                         self._hook("nasforge_trial_end", experiment=self, trial=trial)
                     self._advance(bar, trial)
@@ -235,7 +239,8 @@ class Experiment:
     def _outcome(self) -> SearchOutcome:
         if not self.trials:
             raise JournalError("the search finished without a single trial")
-        best = max(self.trials, key=lambda t: (self.strategy.fitness(t.result), -t.index))
+        best = self.best_so_far()
+        assert best is not None
         return SearchOutcome(
             best=best.genotype,
             best_result=best.result,
@@ -244,9 +249,8 @@ class Experiment:
         )
 
     def best_so_far(self) -> Trial | None:
-        if not self.trials:
-            return None
-        return max(self.trials, key=lambda t: (self.strategy.fitness(t.result), -t.index))
+        """The best finished trial (kept up to date as trials finish, not recomputed)."""
+        return self._best
 
     def _hook(self, name: str, **kwargs: Any) -> None:
         if self.registry is not None:

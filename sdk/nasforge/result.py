@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import attrs
@@ -83,6 +84,13 @@ class Trial:
             result=Result.from_json(data["result"]),
             wall_seconds=float(data.get("wall_seconds", 0.0)),
         )
+
+
+def best_trial(trials: Sequence[Trial], objective: Objective) -> Trial | None:
+    """The trial with the best objective; the earliest wins ties, failures rank last."""
+    if not trials:
+        return None
+    return max(trials, key=lambda t: (objective.fitness(t.result), -t.index))
 
 
 @attrs.frozen

@@ -40,7 +40,7 @@ def resolve_genotype(source: str, space_name: str | None) -> tuple[SearchSpace, 
 
 def _best_of(space: SearchSpace, reader: JournalReader) -> Genotype:
     """The run's declared best if it finished, else the best finished trial so far."""
-    from nasforge.result import Objective
+    from nasforge.result import Objective, best_trial
 
     if reader.end is not None and "best" in reader.end:
         best = Genotype.from_json(reader.end["best"])
@@ -48,7 +48,7 @@ def _best_of(space: SearchSpace, reader: JournalReader) -> Genotype:
         raise NasforgeError(f"{reader.path} holds no finished trial")
     elif reader.header.get("objective"):
         objective = Objective(**reader.header["objective"])
-        best = max(reader.trials, key=lambda t: (objective.fitness(t.result), -t.index)).genotype
+        best = best_trial(reader.trials, objective).genotype
     else:  # a one-shot run's latest derived architecture
         best = reader.trials[-1].genotype
     space.validate(best)
