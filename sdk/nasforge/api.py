@@ -20,7 +20,7 @@ DEFAULT_TRIALS = 100
 
 def load_space(name: str, *, registry: Registry | None = None, **options: Any) -> SearchSpace:
     """The registered search space ``name``, constructed with ``options``."""
-    return (registry or get_registry()).get("space", name)(**options)
+    return (registry or get_registry()).space(name, **options)
 
 
 def build_spec(
