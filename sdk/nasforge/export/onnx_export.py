@@ -92,6 +92,7 @@ def _torch_export(
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", DeprecationWarning)
+                warnings.filterwarnings("ignore", message="Constant folding", category=UserWarning)
                 torch.onnx.export(
                     model,
                     (example,),
