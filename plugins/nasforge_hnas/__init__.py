@@ -10,6 +10,7 @@ Public pieces: :class:`Hnas` (strategy ``hnas``), :class:`ShortTrainEvaluator`
 :func:`expected_improvement`, :class:`PoolScorer` / :class:`PoolSettings`.
 """
 
+from nasforge.short_train import ShortTrainEvaluator
 from nasforge_hnas.acquisition import expected_improvement, upper_confidence_bound
 from nasforge_hnas.gp import ExactGP, GPSettings
 from nasforge_hnas.loop import HnasLoop, LoopSettings, Proposal
@@ -18,7 +19,6 @@ from nasforge_hnas.pool import PoolScorer, ScoredPool
 from nasforge_hnas.pool_cache import PoolCache
 from nasforge_hnas.pool_settings import PoolSettings
 from nasforge_hnas.score import hnas_score
-from nasforge_hnas.short_train import ShortTrainEvaluator
 from nasforge_hnas.strategy import Hnas
 
 __all__ = [

@@ -1,11 +1,13 @@
-"""The core's own contributions, registered like any plugin: datasets, executors, and the
-toy space/evaluator (instant demos and the conformance kit's default space)."""
+"""The core's own contributions, registered like any plugin: datasets, executors, the
+``short-train`` evaluator, and the toy space/evaluator (instant demos and the
+conformance kit's default space)."""
 
 from __future__ import annotations
 
 from nasforge.datasets import BUILTIN_DATASETS
 from nasforge.executors import InProcessExecutor, ProcessPoolExecutor
 from nasforge.hookspecs import hookimpl
+from nasforge.short_train import ShortTrainEvaluator
 from nasforge.testing.toy import ToyEvaluator, ToySpace
 
 
@@ -26,4 +28,4 @@ def nasforge_register_search_spaces() -> list:
 
 @hookimpl
 def nasforge_register_evaluators() -> list:
-    return [ToyEvaluator]
+    return [ToyEvaluator, ShortTrainEvaluator]

@@ -59,3 +59,31 @@ def test_threads_option_sets_torch_threads(cli) -> None:
 
 def test_hnas_command_is_registered(cli) -> None:
     assert "BO over mu, nu" in cli("hnas", "--help", ok=True).out
+
+
+def test_ask_tell_search_with_real_short_training(cli, tmp_path) -> None:
+    """The core's `short-train` evaluator trains each candidate on digits (no table needed)."""
+    out = cli(
+        "search",
+        "--space",
+        "nb201",
+        "--strategy",
+        "random",
+        "--evaluator",
+        "short-train",
+        "--dataset",
+        "digits",
+        "--budget-trials",
+        "2",
+        "--evaluator-option",
+        'build={"C": 4, "N": 1}',
+        "--evaluator-option",
+        "epochs=1",
+        "-q",
+        "--json",
+        "--run-dir",
+        tmp_path,
+        ok=True,
+    ).json()
+    assert out["objective"] == "valid_accuracy" and out["trials"] == 2
+    assert 10.0 < out["value"] <= 100.0  # better than chance after one epoch

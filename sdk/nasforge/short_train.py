@@ -1,6 +1,7 @@
 """The ``short-train`` evaluator: train a genotype's network briefly, report validation
-accuracy. HNAS's per-step evaluation when no tabular benchmark exists (thesis: 10 epochs
-on half of CIFAR; here a few epochs on a small in-memory dataset such as sklearn digits).
+accuracy. The evaluator for any space without a tabular benchmark (HNAS's per-step
+evaluation: its thesis trains 10 epochs on half of CIFAR; here a few epochs on a small
+in-memory dataset such as sklearn digits).
 
 Any space with ``build`` works: the network is built from the evaluator's seed (the
 same initialisation for every candidate), trained with SGD + cosine learning rate on a
