@@ -79,9 +79,11 @@ def run(args: argparse.Namespace) -> list[dict[str, Any]]:
             args.results.parent.mkdir(parents=True, exist_ok=True)
             with args.results.open("a") as fh:
                 fh.write(json.dumps(record) + "\n")
-            print(f"{label} seed {seed}: skip share {row.skip_share:.2f}, "
-                  f"cifar10 {row.accuracy['cifar10']:.2f}, {row.seconds:.0f} s, {row.genotype}",
-                  flush=True)
+            print(
+                f"{label} seed {seed}: skip share {row.skip_share:.2f}, "
+                f"cifar10 {row.accuracy['cifar10']:.2f}, {row.seconds:.0f} s, {row.genotype}",
+                flush=True,
+            )
     return [r for r in load(args.results) if r["settings"] == common and r["seed"] in args.seeds]
 
 

@@ -51,8 +51,10 @@ class BilevelConfig:
 
     def weight_optimizer(self) -> SGDConfig:
         return SGDConfig(
-            lr=self.w_lr, momentum=self.w_momentum,
-            weight_decay=self.w_weight_decay, nesterov=self.w_nesterov,
+            lr=self.w_lr,
+            momentum=self.w_momentum,
+            weight_decay=self.w_weight_decay,
+            nesterov=self.w_nesterov,
         )
 
     def arch_optimizer(self) -> AdamConfig:

@@ -160,8 +160,11 @@ class BilevelSearch(OneShotStrategy):
             return metrics
 
         run_epochs(
-            cfg.epochs, one_epoch, description=f"{self.name} search",
-            progress=self.progress, console=self.console,
+            cfg.epochs,
+            one_epoch,
+            description=f"{self.name} search",
+            progress=self.progress,
+            console=self.console,
         )
         final = trials[-1]
         return SearchOutcome(
@@ -180,9 +183,7 @@ class BilevelSearch(OneShotStrategy):
             },
         )
 
-    def _build_supernet(
-        self, space: SearchSpace, cfg: BilevelConfig, train: TensorData
-    ) -> torch.nn.Module:
+    def _build_supernet(self, space: SearchSpace, cfg: BilevelConfig, train: TensorData) -> torch.nn.Module:
         options: dict[str, Any] = {"num_classes": train.num_classes}
         if len(train.input_shape) == 3:
             options["in_channels"] = train.input_shape[0]

@@ -41,8 +41,7 @@ def check_cell(pairs: Sequence[Any], *, cell: str = "cell") -> tuple[Edge, ...]:
             )
         if isinstance(src, bool) or not isinstance(src, int) or not 0 <= src < node:
             raise InvalidGenotypeError(
-                f"{cell} edge {k} feeds node {node}: input must be an int in [0, {node}), "
-                f"got {src!r}"
+                f"{cell} edge {k} feeds node {node}: input must be an int in [0, {node}), got {src!r}"
             )
         out.append((op, src))
     return tuple(out)
@@ -75,8 +74,7 @@ class CellGenotype:
     def from_choices(cls, choices: Sequence[str | int]) -> CellGenotype:
         if len(choices) != NUM_CHOICES:
             raise InvalidGenotypeError(
-                f"a DARTS genotype has {NUM_CHOICES} choices (op, input for 16 edges), "
-                f"got {len(choices)}"
+                f"a DARTS genotype has {NUM_CHOICES} choices (op, input for 16 edges), got {len(choices)}"
             )
         pairs = [tuple(choices[k : k + 2]) for k in range(0, NUM_CHOICES, 2)]
         half = EDGES_PER_NODE * STEPS

@@ -21,8 +21,11 @@ from nasforge.cli.options import parse_options
 from nasforge.errors import NasforgeError
 
 app = typer.Typer(
-    name="nasforge_darts", no_args_is_help=True, add_completion=False,
-    pretty_exceptions_enable=False, help=__doc__,
+    name="nasforge_darts",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    help=__doc__,
 )
 err = Console(stderr=True)
 out = Console()
@@ -68,9 +71,17 @@ def search(
         opts["order"] = order
     opts.update(parse_options(option))
     run = search_and_export(
-        space=space, strategy=strategy, dataset=dataset, run_dir=out_dir, seed=seed,
-        strategy_options=opts, export_width=export_width, export_depth=export_depth,
-        onnx=onnx, progress=not quiet, console=err,
+        space=space,
+        strategy=strategy,
+        dataset=dataset,
+        run_dir=out_dir,
+        seed=seed,
+        strategy_options=opts,
+        export_width=export_width,
+        export_depth=export_depth,
+        onnx=onnx,
+        progress=not quiet,
+        console=err,
     )
     metrics = run.outcome.best_result.metadata["metrics"] if run.outcome.best_result else {}
     summary = {
@@ -98,9 +109,9 @@ def nb201_compare(
     width: Annotated[int, typer.Option("--C", help="Supernet width C.")] = 8,
     cells: Annotated[int, typer.Option(help="Cells per stage N.")] = 1,
     arch_lr: Annotated[float, typer.Option(help="Adam lr of the architecture parameters.")] = 3e-4,
-    batch_size: Annotated[int | None, typer.Option(
-        help="Batch size of both strategies (default: each its own, 64 / preset's)."
-    )] = None,
+    batch_size: Annotated[
+        int | None, typer.Option(help="Batch size of both strategies (default: each its own, 64 / preset's).")
+    ] = None,
     preset: Annotated[str, typer.Option(help="PR-DARTS preset.")] = "official-code",
     threads: Annotated[int, typer.Option(help="torch intra-op threads.")] = 1,
     json_file: Annotated[Path | None, typer.Option("--json-file", help="Write rows here.")] = None,
@@ -109,8 +120,12 @@ def nb201_compare(
     from nasforge_darts.nb201_compare import TABLE_DATASETS, compare_on_nb201, summarise
 
     torch.set_num_threads(threads)
-    common = {"epochs": epochs, "arch_lr": arch_lr, "supernet": {"C": width, "N": cells},
-              "eval_every": epochs}
+    common = {
+        "epochs": epochs,
+        "arch_lr": arch_lr,
+        "supernet": {"C": width, "N": cells},
+        "eval_every": epochs,
+    }
     if batch_size is not None:
         common["batch_size"] = batch_size
     rows = compare_on_nb201(
@@ -123,8 +138,11 @@ def nb201_compare(
         table.add_column(col)
     for r in rows:
         table.add_row(
-            r.strategy, str(r.seed), f"{r.skip_share:.2f}",
-            *(f"{r.accuracy[d]:.2f}" for d in TABLE_DATASETS), r.genotype,
+            r.strategy,
+            str(r.seed),
+            f"{r.skip_share:.2f}",
+            *(f"{r.accuracy[d]:.2f}" for d in TABLE_DATASETS),
+            r.genotype,
         )
     out.print(table)
     summary = summarise(rows)
@@ -133,8 +151,11 @@ def nb201_compare(
         parts += [f"{d} {stats[d + '_mean']:.2f}±{stats[d + '_std']:.2f}" for d in TABLE_DATASETS]
         out.print(f"{label}: " + ", ".join(parts))
     if json_file is not None:
-        json_file.write_text(json.dumps({"rows": [r.to_json() for r in rows], "summary": summary,
-                                         "settings": common}, indent=2))
+        json_file.write_text(
+            json.dumps(
+                {"rows": [r.to_json() for r in rows], "summary": summary, "settings": common}, indent=2
+            )
+        )
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -22,9 +22,7 @@ from nasforge_darts.eval_config import EvalNetConfig
 
 def _cifar_stem(cfg: EvalNetConfig) -> tuple[nn.Module, nn.Module | None, int, int]:
     width = cfg.stem_multiplier * cfg.C
-    stem = nn.Sequential(
-        nn.Conv2d(cfg.in_channels, width, 3, padding=1, bias=False), nn.BatchNorm2d(width)
-    )
+    stem = nn.Sequential(nn.Conv2d(cfg.in_channels, width, 3, padding=1, bias=False), nn.BatchNorm2d(width))
     return stem, None, width, width
 
 
@@ -78,9 +76,7 @@ class EvalNetwork(nn.Module):
             if i == self.aux_after:
                 c_aux = c_p
         self.auxiliary: nn.Module | None = (
-            AuxiliaryHead(
-                c_aux, cfg.num_classes, pool_stride=2 if imagenet else 3, bn_768=not imagenet
-            )
+            AuxiliaryHead(c_aux, cfg.num_classes, pool_stride=2 if imagenet else 3, bn_768=not imagenet)
             if cfg.auxiliary
             else None
         )

@@ -40,9 +40,7 @@ def parse_cells(text: str) -> CellGenotype:
     except SyntaxError as exc:
         raise InvalidGenotypeError(f"not a DARTS genotype string: {exc.msg}") from exc
     call = tree.body
-    if not (
-        isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "Genotype"
-    ):
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "Genotype"):
         raise InvalidGenotypeError("a DARTS genotype string must be 'Genotype(normal=..., ...)'")
     fields = _bind_fields(call)
     for name in ("normal_concat", "reduce_concat"):

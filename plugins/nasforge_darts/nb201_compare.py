@@ -64,9 +64,7 @@ def compare_on_nb201(
     for name, options in strategies:
         for seed in seeds:
             data = reg.get("dataset", dataset).load(seed=seed)
-            strat = reg.get("strategy", name)(
-                seed=seed, progress=progress, **{**(common or {}), **options}
-            )
+            strat = reg.get("strategy", name)(seed=seed, progress=progress, **{**(common or {}), **options})
             out = strat.fit(space, data)
             metrics = out.best_result.metadata["metrics"] if out.best_result else {}
             trajectory = tuple(

@@ -42,8 +42,14 @@ class DilConv(nn.Sequential):
         super().__init__(
             nn.ReLU(inplace=False),
             nn.Conv2d(
-                c_in, c_in, kernel, stride=stride, padding=padding, dilation=dilation,
-                groups=c_in, bias=False,
+                c_in,
+                c_in,
+                kernel,
+                stride=stride,
+                padding=padding,
+                dilation=dilation,
+                groups=c_in,
+                bias=False,
             ),
             nn.Conv2d(c_in, c_out, 1, bias=False),
             nn.BatchNorm2d(c_out, affine=affine),
@@ -111,9 +117,7 @@ OPS: dict[str, OpFactory] = {
     "avg_pool_3x3": lambda c, stride, affine: nn.AvgPool2d(
         3, stride=stride, padding=1, count_include_pad=False
     ),
-    "skip_connect": lambda c, stride, affine: (
-        Identity() if stride == 1 else FactorizedReduce(c, c, affine)
-    ),
+    "skip_connect": lambda c, stride, affine: Identity() if stride == 1 else FactorizedReduce(c, c, affine),
     "sep_conv_3x3": lambda c, stride, affine: SepConv(c, c, 3, stride, 1, affine),
     "sep_conv_5x5": lambda c, stride, affine: SepConv(c, c, 5, stride, 2, affine),
     "dil_conv_3x3": lambda c, stride, affine: DilConv(c, c, 3, stride, 2, 2, affine),

@@ -109,8 +109,12 @@ class PRDartsStrategy(BilevelSearch):
             self.exact_zero_sum += float((g.detach() == 0).float().mean())
             self.gate_draws += 1
             w, m = select_edges(
-                g, mode=self.cfg.edge_select, k=self.cfg.ops_per_edge,
-                op_dropout=self.cfg.op_dropout, exclude=exclude, generator=ctx.generator,
+                g,
+                mode=self.cfg.edge_select,
+                k=self.cfg.ops_per_edge,
+                op_dropout=self.cfg.op_dropout,
+                exclude=exclude,
+                generator=ctx.generator,
             )
             weights.append(w)
             masks.append(m)

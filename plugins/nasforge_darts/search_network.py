@@ -67,9 +67,7 @@ class MixedOp(nn.Module):
             ops.append(op)
         self.ops = nn.ModuleList(ops)
 
-    def forward(
-        self, x: torch.Tensor, weights: torch.Tensor, active: Sequence[int]
-    ) -> torch.Tensor | None:
+    def forward(self, x: torch.Tensor, weights: torch.Tensor, active: Sequence[int]) -> torch.Tensor | None:
         out = None
         for i in active:
             y = weights[i] * self.ops[i](x)
@@ -169,16 +167,13 @@ class SearchNetwork(nn.Module):
         return [torch.softmax(a, dim=-1) for a in self.arch_parameters()]
 
     # --- forward --------------------------------------------------------------------
-    def forward(
-        self, x: torch.Tensor, weights: Sequence[torch.Tensor] | None = None
-    ) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, weights: Sequence[torch.Tensor] | None = None) -> torch.Tensor:
         """Logits; ``weights`` = (normal, reduce) edge weights, default softmax(alphas)."""
         w_normal, w_reduce = self.edge_weights() if weights is None else weights
         for w in (w_normal, w_reduce):
             if w.shape != self.alphas_normal.shape:
                 raise ValueError(
-                    f"edge weights must have shape {tuple(self.alphas_normal.shape)}, "
-                    f"got {tuple(w.shape)}"
+                    f"edge weights must have shape {tuple(self.alphas_normal.shape)}, got {tuple(w.shape)}"
                 )
         active_normal = _active_ops(w_normal)
         active_reduce = _active_ops(w_reduce)

@@ -45,9 +45,7 @@ class DartsSpace(SearchSpace):
 
     name: ClassVar[str] = "darts"
     version: ClassVar[str] = "1"
-    capabilities: ClassVar[frozenset[str]] = frozenset(
-        {SAMPLE, MUTATE, NEIGHBOURS, ENCODE, BUILD, SUPERNET}
-    )
+    capabilities: ClassVar[frozenset[str]] = frozenset({SAMPLE, MUTATE, NEIGHBOURS, ENCODE, BUILD, SUPERNET})
     op_names: ClassVar[tuple[str, ...]] = PRIMITIVES
 
     # --- structure ------------------------------------------------------------------

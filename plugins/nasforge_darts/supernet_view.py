@@ -205,9 +205,7 @@ def view_for(space: SearchSpace, module: nn.Module, **options: Any) -> SupernetV
         n_arch = len(list(module.arch_parameters()))
         if n_arch != 1 or not hasattr(module, "genotype"):
             raise CapabilityError("the nb201 supernet must have one alpha tensor and genotype()")
-        return ArgmaxCellView(
-            space, module, edges=NB201_EDGES, op_names=tuple(space.op_names), **options
-        )
+        return ArgmaxCellView(space, module, edges=NB201_EDGES, op_names=tuple(space.op_names), **options)
     raise CapabilityError(
         f"DARTS-family strategies know the 'darts' and 'nb201' supernets, not '{space.name}'"
     )

@@ -74,10 +74,7 @@ def unrolled_arch_gradient(
         g_plus = _grads(train_loss(), arch_params)
         _axpy(weights, d_w, -2.0 * eps)
         g_minus = _grads(train_loss(), arch_params)
-        return [
-            da - xi * (gp - gm) / (2.0 * eps)
-            for da, gp, gm in zip(d_arch, g_plus, g_minus, strict=True)
-        ]
+        return [da - xi * (gp - gm) / (2.0 * eps) for da, gp, gm in zip(d_arch, g_plus, g_minus, strict=True)]
     finally:
         with torch.no_grad():
             for w, b in zip(weights, backup, strict=True):

@@ -29,9 +29,7 @@ class NB201Cell(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         nodes = [x]
         for dst in range(1, NUM_NODES):
-            incoming = [
-                self.edges[e](nodes[src]) for e, (d, src) in enumerate(EDGES) if d == dst
-            ]
+            incoming = [self.edges[e](nodes[src]) for e, (d, src) in enumerate(EDGES) if d == dst]
             total = incoming[0]
             for term in incoming[1:]:
                 total = total + term

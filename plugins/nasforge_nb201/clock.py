@@ -47,9 +47,7 @@ class TrainingClock:
     #: Per-image cost independent of the network (data loading, optimiser step, overhead).
     seconds_per_image: float = attrs.field(default=3.0e-4, converter=float, validator=_non_negative)
     #: Per-image cost per GMAC of forward compute (covers the backward pass too).
-    seconds_per_image_gmac: float = attrs.field(
-        default=1.16e-3, converter=float, validator=_non_negative
-    )
+    seconds_per_image_gmac: float = attrs.field(default=1.16e-3, converter=float, validator=_non_negative)
 
     def seconds(self, macs: int, train_images: int) -> float:
         """Training time of a network of ``macs`` per image on ``train_images`` images."""

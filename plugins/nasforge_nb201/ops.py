@@ -46,9 +46,7 @@ class Zero(nn.Module):
         return x.mul(0.0)
 
 
-def make_op(
-    name: str, channels: int, *, affine: bool = True, track_running_stats: bool = True
-) -> nn.Module:
+def make_op(name: str, channels: int, *, affine: bool = True, track_running_stats: bool = True) -> nn.Module:
     """The module for op ``name`` on ``channels`` channels (shape preserving).
 
     ``affine``/``track_running_stats`` reach the BN of the conv ops: stand-alone networks
@@ -60,13 +58,9 @@ def make_op(
     if name == "skip_connect":
         return nn.Identity()
     if name == "nor_conv_1x1":
-        return ReLUConvBN(
-            channels, channels, 1, affine=affine, track_running_stats=track_running_stats
-        )
+        return ReLUConvBN(channels, channels, 1, affine=affine, track_running_stats=track_running_stats)
     if name == "nor_conv_3x3":
-        return ReLUConvBN(
-            channels, channels, 3, affine=affine, track_running_stats=track_running_stats
-        )
+        return ReLUConvBN(channels, channels, 3, affine=affine, track_running_stats=track_running_stats)
     if name == "avg_pool_3x3":
         return nn.AvgPool2d(3, stride=1, padding=1, count_include_pad=False)
     raise ValueError(f"unknown nb201 op {name!r} (known: {', '.join(OP_NAMES)})")

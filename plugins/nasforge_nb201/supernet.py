@@ -69,8 +69,7 @@ class MixedCell(nn.Module):
     def __init__(self, channels: int, *, affine: bool, track_running_stats: bool) -> None:
         super().__init__()
         self.edges = nn.ModuleList(
-            MixedOp(channels, affine=affine, track_running_stats=track_running_stats)
-            for _ in EDGES
+            MixedOp(channels, affine=affine, track_running_stats=track_running_stats) for _ in EDGES
         )
 
     def forward(self, x: torch.Tensor, weights: torch.Tensor, active: Active) -> torch.Tensor:

@@ -23,8 +23,11 @@ class SGDConfig:
 
     def build(self, params: Iterable[torch.nn.Parameter]) -> torch.optim.SGD:
         return torch.optim.SGD(
-            list(params), lr=self.lr, momentum=self.momentum,
-            weight_decay=self.weight_decay, nesterov=self.nesterov,
+            list(params),
+            lr=self.lr,
+            momentum=self.momentum,
+            weight_decay=self.weight_decay,
+            nesterov=self.nesterov,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -46,9 +49,7 @@ class AdamConfig:
 
     def build(self, params: Iterable[torch.nn.Parameter]) -> torch.optim.Adam:
         b1, b2 = (float(b) for b in self.betas)
-        return torch.optim.Adam(
-            list(params), lr=self.lr, betas=(b1, b2), weight_decay=self.weight_decay
-        )
+        return torch.optim.Adam(list(params), lr=self.lr, betas=(b1, b2), weight_decay=self.weight_decay)
 
     def to_json(self) -> dict[str, Any]:
         return {"lr": self.lr, "betas": list(self.betas), "weight_decay": self.weight_decay}

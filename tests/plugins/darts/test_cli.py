@@ -22,8 +22,24 @@ def _search(tmp_path: Path, *extra: str) -> dict:
     torch.set_num_threads(1)
     result = RUNNER.invoke(
         app,
-        ["search", "--out", str(tmp_path), "--epochs", "1", "--C", "2", "-o", "max_batches=2",
-         "--export-width", "4", "--export-depth", "3", "--json", "-q", *extra],
+        [
+            "search",
+            "--out",
+            str(tmp_path),
+            "--epochs",
+            "1",
+            "--C",
+            "2",
+            "-o",
+            "max_batches=2",
+            "--export-width",
+            "4",
+            "--export-depth",
+            "3",
+            "--json",
+            "-q",
+            *extra,
+        ],
     )
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)

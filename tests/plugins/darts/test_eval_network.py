@@ -56,9 +56,7 @@ def test_cifar_mult_adds_of_the_published_cells() -> None:
 
 def test_small_network_trains_with_aux_and_drop_path_on_digit_sized_input() -> None:
     torch.manual_seed(0)
-    net = SPACE.build(
-        SPACE.parse(PR_DARTS), C=8, layers=5, in_channels=1, auxiliary=True, drop_path=0.2
-    )
+    net = SPACE.build(SPACE.parse(PR_DARTS), C=8, layers=5, in_channels=1, auxiliary=True, drop_path=0.2)
     x = torch.randn(4, 1, 8, 8)
     logits, aux = net.forward_with_aux(x)
     assert logits.shape == (4, 10) and aux is not None and aux.shape == (4, 10)

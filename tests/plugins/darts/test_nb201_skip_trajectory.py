@@ -35,8 +35,19 @@ def test_cli_batch_size_applies_to_both_strategies(tmp_path: Path) -> None:
     out = tmp_path / "rows.json"
     result = CliRunner().invoke(
         app,
-        ["nb201-compare", "--seeds", "0", "--epochs", "1", "--C", "2", "--batch-size", "300",
-         "--json-file", str(out)],
+        [
+            "nb201-compare",
+            "--seeds",
+            "0",
+            "--epochs",
+            "1",
+            "--C",
+            "2",
+            "--batch-size",
+            "300",
+            "--json-file",
+            str(out),
+        ],
     )
     assert result.exit_code == 0, result.output
     saved = json.loads(out.read_text())

@@ -22,8 +22,12 @@ SPACE = DartsSpace()
 
 @pytest.mark.parametrize(
     ("tau", "beta", "p_nonzero", "p_one"),
-    [(1.0, -3.0, 0.3539, 0.0045), (1.0, 0.0, 0.9167, 0.0833), (0.1, -1.0, 0.3186, 0.2245),
-     (0.1, 1.0, 0.7755, 0.6814)],
+    [
+        (1.0, -3.0, 0.3539, 0.0045),
+        (1.0, 0.0, 0.9167, 0.0833),
+        (0.1, -1.0, 0.3186, 0.2245),
+        (0.1, 1.0, 0.7755, 0.6814),
+    ],
 )
 def test_gate_closed_forms_and_monte_carlo(tau: float, beta: float, p_nonzero: float, p_one: float) -> None:
     b = torch.tensor(beta, dtype=torch.float64)

@@ -40,8 +40,7 @@ def test_darts_fit_on_digits_is_reproducible(digits: TensorData, order: int) -> 
     space = DartsSpace()
     repeats = 2 if order == 1 else 1  # second order costs ~3x: reproducibility once is enough
     runs = [
-        DartsStrategy(seed=3, order=order, progress=False, **TINY).fit(space, digits)
-        for _ in range(repeats)
+        DartsStrategy(seed=3, order=order, progress=False, **TINY).fit(space, digits) for _ in range(repeats)
     ]
     out = runs[0]
     assert isinstance(out, SearchOutcome) and len(out.history) == 1

@@ -73,9 +73,7 @@ def test_matches_exact_second_order_autograd(setup: tuple) -> None:
     for a, e in zip(approx, exact, strict=True):
         assert torch.allclose(a, e, rtol=1e-6, atol=1e-9), (a - e).abs().max()
     # and the second-order term matters: first order alone is measurably different
-    first = torch.autograd.grad(
-        F.cross_entropy(net(val[0]), val[1]), net.arch_parameters()
-    )
+    first = torch.autograd.grad(F.cross_entropy(net(val[0]), val[1]), net.arch_parameters())
     assert any(not torch.allclose(f, e, rtol=1e-2, atol=1e-6) for f, e in zip(first, exact, strict=True))
 
 

@@ -54,9 +54,10 @@ def test_bad_sizes_are_refused_at_the_boundary(bad: dict) -> None:
 def test_macro_structure() -> None:
     net = build(ALL_OPS, C=8, N=2, num_classes=7)
     kinds = [type(m) for m in net.layers]
-    assert kinds == [NB201Cell] * 2 + [ResidualReduction] + [NB201Cell] * 2 + [ResidualReduction] + [
-        NB201Cell
-    ] * 2
+    assert (
+        kinds
+        == [NB201Cell] * 2 + [ResidualReduction] + [NB201Cell] * 2 + [ResidualReduction] + [NB201Cell] * 2
+    )
     assert [c.ops for c in net.cells()] == [ALL_OPS] * 6
     assert net.classifier.in_features == 32 and net.classifier.out_features == 7
 
