@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from nasforge.cli import export_cmd, listing, nasi_hnas_cmd, score_cmd, search_cmd
+from nasforge.cli import export_cmd, hnas_cmd, listing, score_cmd, search_cmd
 from nasforge.cli.output import err_console
 from nasforge.errors import NasforgeError
 
@@ -31,7 +31,7 @@ app.command()(export_cmd.export)
 app.command()(export_cmd.inspect)
 app.command()(score_cmd.score)
 app.command()(score_cmd.correlate)
-app.command()(nasi_hnas_cmd.hnas)
+app.command()(hnas_cmd.hnas)
 
 
 @app.callback()

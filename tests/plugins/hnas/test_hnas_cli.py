@@ -1,4 +1,4 @@
-"""`nasforge hnas` (sdk/nasforge/cli/nasi_hnas_cmd.py): journaled search, then export."""
+"""`nasforge hnas` (sdk/nasforge/cli/hnas_cmd.py): journaled search, then export."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import typer
 from typer.testing import CliRunner
 
-from nasforge.cli.nasi_hnas_cmd import hnas
+from nasforge.cli.hnas_cmd import hnas
 from nasforge.export import load_genotype
 from nasforge.journal import JournalReader, journal_path
 

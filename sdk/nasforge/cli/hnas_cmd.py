@@ -24,10 +24,8 @@ from nasforge.cli.options import parse_options
 from nasforge.cli.output import err_console, out_console, print_json
 from nasforge.errors import NasforgeError
 from nasforge.experiment import Experiment
-from nasforge.export import export_genotype, export_onnx
-from nasforge.genotype import Genotype
+from nasforge.export import export_bundle
 from nasforge.registry import get_registry
-from nasforge.search_space import SearchSpace
 from nasforge.spec import ExperimentSpec
 
 
@@ -92,7 +90,15 @@ def hnas(
     seconds = time.perf_counter() - started
     sp = experiment.space
     export_build = dict(strategy_options["build"])
-    files = _export(sp, outcome.best, out, (1, *shape), export_build, onnx)
+    try:
+        bundle = export_bundle(
+            outcome.best, out, sp, input_shape=(1, *shape), build_options=export_build, onnx=onnx
+        )
+    except TypeError as exc:  # a build option the space does not take
+        raise NasforgeError(f"cannot build the exported network with {export_build}: {exc}") from exc
+    files: dict[str, Any] = {"genotype": str(bundle.genotype_file)}
+    if bundle.onnx is not None:
+        files.update(onnx=str(bundle.onnx.path), max_abs_diff=bundle.onnx.max_abs_diff, build=export_build)
     objective = experiment.evaluator.objective.name
     best = outcome.best_result
     summary = {
@@ -108,24 +114,6 @@ def hnas(
     _print(summary, json_out)
 
 
-def _export(
-    space: SearchSpace,
-    g: Genotype,
-    out: Path,
-    input_shape: tuple[int, ...],
-    build: dict[str, Any],
-    onnx: bool,
-) -> dict[str, Any]:
-    files: dict[str, Any] = {"genotype": str(export_genotype(g, out / "genotype.safetensors", space))}
-    if onnx:
-        try:
-            report = export_onnx(g, out / "model.onnx", space, input_shape=input_shape, build_options=build)
-        except TypeError as exc:  # a build option the space does not take
-            raise NasforgeError(f"cannot build the exported network with {build}: {exc}") from exc
-        files.update(onnx=str(report.path), max_abs_diff=report.max_abs_diff, build=build)
-    return files
-
-
 def _print(summary: dict[str, Any], json_out: bool) -> None:
     if json_out:
         print_json(summary)
@@ -137,7 +125,3 @@ def _print(summary: dict[str, Any], json_out: bool) -> None:
         if k not in ("method", "best_genotype"):
             table.add_row(k, f"{v:.4g}" if isinstance(v, float) else str(v))
     out_console.print(table)
-
-
-if __name__ == "__main__":  # usable before it is registered: python -m nasforge.cli.nasi_hnas_cmd ...
-    typer.run(hnas)
