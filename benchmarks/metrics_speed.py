@@ -58,6 +58,7 @@ def main() -> None:
     parser.add_argument("--metrics", default=ALL)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--device", default="cpu", help="cpu or cuda (same code path)")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
 
@@ -65,16 +66,16 @@ def main() -> None:
     metrics = resolve_metrics(args.metrics.split(","))
     gen = torch.Generator().manual_seed(args.seed)
     batch = (
-        torch.randn(args.batch, 3, 32, 32, generator=gen),
-        torch.randint(0, 10, (args.batch,), generator=gen),
+        torch.randn(args.batch, 3, 32, 32, generator=gen).to(args.device),
+        torch.randint(0, 10, (args.batch,), generator=gen).to(args.device),
     )
-    ctx = MetricContext(seed=args.seed)
+    ctx = MetricContext(seed=args.seed, device=args.device)
     rng = random.Random(args.seed)
     cells = [space.sample(rng) for _ in range(args.archs)]
 
     def net(g):
         torch.manual_seed(args.seed)
-        return space.build(g, C=16, N=5, num_classes=10).train()
+        return space.build(g, C=16, N=5, num_classes=10).to(args.device).train()
 
     # warm-up: torch.func traces and allocator pools are paid once per process
     score_model(net(cells[0]), batch, metrics, ctx=ctx, shared=True)
@@ -82,7 +83,10 @@ def main() -> None:
     rows = [time_arch(net(g), batch, metrics, ctx) for g in cells]
     heavy = time_arch(net(space.parse(HEAVIEST)), batch, metrics, ctx)
 
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} thread(s), load average {os.getloadavg()}")
+    print(
+        f"torch {torch.__version__}, device {args.device}, {torch.get_num_threads()} thread(s), "
+        f"load average {os.getloadavg()}"
+    )
     print(f"{len(cells)} random NAS-Bench-201 cells (seed {args.seed}), C=16 N=5, batch {args.batch}, 32x32")
     print("\nmetric alone (own copy, own passes), seconds per architecture:")
     labels = list(rows[0][2])
