@@ -37,12 +37,16 @@ class Executor(abc.ABC):
 
 
 class InProcessExecutor(Executor):
-    """The default: one evaluation at a time in this process."""
+    """The default: one evaluation at a time in this process.
+
+    ``workers`` only sets how many genotypes are asked per batch, so an in-process run
+    with ``workers=N`` reproduces exactly what a pool or Ray run with N workers does.
+    """
 
     name = "inprocess"
 
-    def __init__(self, **_: Any) -> None:
-        self.workers = 1
+    def __init__(self, workers: int = 1, **_: Any) -> None:
+        self.workers = workers
 
     def map(self, evaluator: Evaluator, genotypes: Sequence[Genotype]) -> list[Result]:
         return [evaluate_safely(evaluator, g) for g in genotypes]

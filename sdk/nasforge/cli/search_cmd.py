@@ -62,7 +62,7 @@ def search(
         OptionList, typer.Option("--space-option", help="Space option key=value.")
     ] = None,
     workers: Annotated[int, typer.Option(min=1, help="Evaluations in flight at once (ask/tell).")] = 1,
-    executor: Annotated[str, typer.Option(help="Executor: inprocess or process.")] = "inprocess",
+    executor: Annotated[str, typer.Option(help="Executor: inprocess, process or ray.")] = "inprocess",
     export: Annotated[
         Path | None,
         typer.Option(help="Also write the best architecture here: genotype.safetensors + model.onnx."),
