@@ -23,6 +23,7 @@ from nasforge.genotype import Genotype
 from nasforge.journal import JournalReader, JournalWriter, journal_path
 from nasforge.registry import Registry, get_registry
 from nasforge.result import Result, SearchOutcome
+from nasforge.search_space import SearchSpace
 from nasforge.spec import ExperimentSpec, construct
 from nasforge.strategy import OneShotStrategy
 
@@ -32,6 +33,7 @@ class OneShotRun:
     """What a one-shot run produced: the outcome and, if an evaluator was named, its verdict."""
 
     outcome: SearchOutcome
+    space: SearchSpace
     data: TensorData
     evaluation: Result | None
     run_dir: Path | None
@@ -108,7 +110,9 @@ def run_one_shot(
     finally:
         if writer is not None:
             writer.close()
-    return OneShotRun(outcome, data, evaluation, Path(run_dir) if run_dir else None, time.perf_counter() - t0)
+    return OneShotRun(
+        outcome, space, data, evaluation, Path(run_dir) if run_dir else None, time.perf_counter() - t0
+    )
 
 
 def _init_params(cls: type) -> set[str]:
@@ -147,4 +151,4 @@ def resume_one_shot(run_dir: str | os.PathLike[str], **kwargs: Any) -> OneShotRu
     )
     data = registry.get("dataset", spec.dataset).load(seed=spec.seed)
     result = Result.from_json(evaluation) if evaluation else None
-    return OneShotRun(outcome, data, result, Path(run_dir), 0.0)
+    return OneShotRun(outcome, space, data, result, Path(run_dir), 0.0)

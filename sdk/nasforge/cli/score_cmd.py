@@ -74,6 +74,28 @@ class _Bar:
             self.progress.stop()
 
 
+def _scoring(
+    data: str,
+    batch_size: int,
+    labels: str,
+    device: str,
+    build_option: list[str] | None,
+    cache: Path | None,
+    no_cache: bool,
+    bar: _Bar,
+) -> dict[str, Any]:
+    """The scorer settings `score` and `correlate` share, from their command-line values."""
+    return {
+        "data": data,
+        "batch_size": batch_size,
+        "labels": labels,
+        "device": device,
+        "build": parse_options(build_option),
+        "cache": None if no_cache else (cache or default_cache_dir()),
+        "progress": bar,
+    }
+
+
 def _fmt(value: float) -> str:
     if not math.isfinite(value):
         return str(value)
@@ -120,14 +142,8 @@ def score(
             sp,
             chosen,
             names,
-            data=data,
-            batch_size=batch_size,
-            labels=labels,
             seed=seed,
-            device=device,
-            build=parse_options(build_option),
-            cache=None if no_cache else (cache or default_cache_dir()),
-            progress=bar,
+            **_scoring(data, batch_size, labels, device, build_option, cache, no_cache, bar),
         )
     if json_out:
         payload = table.to_json()
@@ -189,13 +205,7 @@ def correlate(
             sample=sample,
             seed=seed,
             dataset=dataset,
-            data=data,
-            batch_size=batch_size,
-            labels=labels,
-            device=device,
-            build=parse_options(build_option),
-            cache=None if no_cache else (cache or default_cache_dir()),
-            progress=bar,
+            **_scoring(data, batch_size, labels, device, build_option, cache, no_cache, bar),
         )
     if plot is not None:
         plot_correlation(result, plot)

@@ -17,8 +17,6 @@ from nasforge.experiment import Experiment
 from nasforge.export.bundle import ExportBundle, export_bundle
 from nasforge.journal import JournalReader
 from nasforge.one_shot_run import OneShotRun, is_one_shot, resume_one_shot, run_one_shot
-from nasforge.registry import get_registry
-from nasforge.spec import ExperimentSpec
 
 OptionList = list[str] | None
 
@@ -105,7 +103,7 @@ def search(
         run_dir = Path("runs") / f"{space}-{strategy}-s{seed}-{time.strftime('%Y%m%d-%H%M%S')}"
     if is_one_shot(spec):
         run = run_one_shot(spec, run_dir=run_dir, progress=not quiet, console=err_console)
-        _report_one_shot(run, spec, export, build_option, json_out)
+        _report_one_shot(run, export, build_option, json_out)
     else:
         experiment = Experiment.from_spec(spec, run_dir=run_dir, progress=not quiet, console=err_console)
         experiment.run()
@@ -122,7 +120,7 @@ def resume(
     header = JournalReader.of_run(run_dir).header
     if header.get("mode") == "one-shot":
         run = resume_one_shot(run_dir, progress=not quiet, console=err_console)
-        _report_one_shot(run, ExperimentSpec.from_json(header["spec"]), export, None, json_out)
+        _report_one_shot(run, export, None, json_out)
         return
     experiment = Experiment.resume(run_dir, progress=not quiet, console=err_console)
     experiment.run()
@@ -155,10 +153,8 @@ def _report_ask_tell(
     _print(rows, outcome.best.to_json(), bundle, json_out)
 
 
-def _report_one_shot(
-    run: OneShotRun, spec: ExperimentSpec, export: Path | None, build_option: OptionList, json_out: bool
-) -> None:
-    space = get_registry().get("space", spec.space)(**spec.space_options)
+def _report_one_shot(run: OneShotRun, export: Path | None, build_option: OptionList, json_out: bool) -> None:
+    space = run.space
     bundle = None
     if export:
         bundle = export_bundle(
