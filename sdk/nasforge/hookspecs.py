@@ -46,6 +46,11 @@ def nasforge_register_executors() -> list[type]:
 
 
 @hookspec
+def nasforge_register_commands() -> list[Any]:
+    """Return :class:`nasforge.plugin_command.PluginCommand` objects: CLI commands of the plugin."""
+
+
+@hookspec
 def nasforge_trial_end(experiment: Any, trial: Any) -> None:
     """Called after each trial is journaled."""
 

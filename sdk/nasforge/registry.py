@@ -1,8 +1,15 @@
 """Plugin discovery and the name -> component registry.
 
 Every plugin, first-party or not, arrives through the entry-point group ``nasforge``.
-Each entry point is loaded on its own so that one broken plugin is reported (``nasforge
-plugins`` shows the error) and never stops the others from registering.
+Each entry point is loaded on its own, and each registration hook is called on its own,
+so that one broken plugin is reported (``nasforge plugins`` shows the error) and never
+stops the others from registering.
+
+Order is deterministic, because it decides name clashes: the core's built-ins first, then
+nasforge's own (first-party) entry points, then every other distribution's, each group
+sorted by entry-point name. On a clash the component registered first is kept and the
+warning names both plugins, so a third-party package can never silently shadow a
+first-party component.
 """
 
 from __future__ import annotations
@@ -19,6 +26,9 @@ from nasforge import hookspecs
 from nasforge.errors import UnknownNameError
 
 ENTRY_POINT_GROUP = "nasforge"
+#: The distribution whose entry points are first-party (registered before third parties').
+FIRST_PARTY_DISTRIBUTION = "nasforge"
+BUILTIN_PLUGIN = "nasforge.builtin"
 
 KINDS = {
     "space": "nasforge_register_search_spaces",
@@ -27,6 +37,7 @@ KINDS = {
     "evaluator": "nasforge_register_evaluators",
     "dataset": "nasforge_register_datasets",
     "executor": "nasforge_register_executors",
+    "command": "nasforge_register_commands",
 }
 
 
@@ -43,24 +54,43 @@ class PluginInfo:
 
 
 class Registry:
-    """Components by kind and name, gathered from a pluggy plugin manager."""
+    """Components by kind and name, gathered from a pluggy plugin manager.
+
+    Build one with :func:`load_registry` (or ``Registry(*create_plugin_manager(...))``)
+    and pass it to what needs components; :func:`get_registry` is the process-wide
+    default for callers that pass none.
+    """
 
     def __init__(self, pm: pluggy.PluginManager, plugins: Iterable[PluginInfo]) -> None:
         self.pm = pm
-        self.plugins: list[PluginInfo] = list(plugins)
         self._components: dict[str, dict[str, Any]] = {}
+        self._origin: dict[tuple[str, str], str] = {}
         self.conflicts: list[str] = []
+        errors: dict[str, list[str]] = {}
+        provides: dict[str, list[str]] = {}
         for kind, hook_name in KINDS.items():
             table: dict[str, Any] = {}
-            hook = getattr(pm.hook, hook_name)
-            for impl in reversed(hook.get_hookimpls()):  # registration order
-                for component in impl.function() or []:
-                    cname = component.name
+            for impl in getattr(pm.hook, hook_name).get_hookimpls():  # registration order
+                owner = impl.plugin_name
+                try:
+                    components = list(impl.function() or [])
+                    names = [_component_name(c) for c in components]
+                except Exception as exc:  # a broken plugin must not break the others
+                    errors.setdefault(owner, []).append(f"{hook_name}: {type(exc).__name__}: {exc}")
+                    continue
+                for cname, component in zip(names, components, strict=True):
+                    provides.setdefault(owner, []).append(f"{kind}:{cname}")
                     if cname in table and table[cname] is not component:
-                        self.conflicts.append(f"{kind} '{cname}' registered twice; kept the first")
+                        kept = self._origin[(kind, cname)]
+                        self.conflicts.append(
+                            f"{kind} '{cname}' is registered by plugins '{kept}' and '{owner}'; "
+                            f"kept the one from '{kept}'"
+                        )
                         continue
                     table[cname] = component
+                    self._origin[(kind, cname)] = owner
             self._components[kind] = table
+        self.plugins: list[PluginInfo] = [_settle(p, errors, provides) for p in plugins]
 
     def names(self, kind: str) -> list[str]:
         return sorted(self._components[kind])
@@ -71,6 +101,14 @@ class Registry:
         if name not in table:
             raise UnknownNameError(_KIND_WORDS.get(kind, kind), name, table)
         return table[name]
+
+    def has(self, kind: str, name: str) -> bool:
+        return name in self._components[kind]
+
+    def origin(self, kind: str, name: str) -> str:
+        """The plugin that supplied component ``name`` (raises like :meth:`get`)."""
+        self.get(kind, name)
+        return self._origin[(kind, name)]
 
     def items(self, kind: str) -> list[tuple[str, Any]]:
         return sorted(self._components[kind].items())
@@ -83,23 +121,55 @@ class Registry:
 _KIND_WORDS = {"space": "search space"}
 
 
+def _component_name(component: Any) -> str:
+    name = getattr(component, "name", None)
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"{component!r} has no 'name' string attribute")
+    return name
+
+
+def _settle(info: PluginInfo, errors: dict[str, list[str]], provides: dict[str, list[str]]) -> PluginInfo:
+    """The plugin's record once its hooks have run: failed if any of them raised."""
+    found = errors.get(info.name)
+    if not info.ok:
+        return info
+    return attrs.evolve(
+        info,
+        ok=not found,
+        error="; ".join(found) if found else None,
+        provides=tuple(provides.get(info.name, ())),
+    )
+
+
 def _distribution_of(ep: importlib.metadata.EntryPoint) -> str | None:
     dist = getattr(ep, "dist", None)
     return dist.name if dist is not None else None
 
 
+def _entry_point_order(ep: importlib.metadata.EntryPoint) -> tuple[int, str, str]:
+    distribution = _distribution_of(ep) or ""
+    return (0 if distribution == FIRST_PARTY_DISTRIBUTION else 1, ep.name, distribution)
+
+
 def create_plugin_manager(
     *, entry_points: bool = True, extra_plugins: Iterable[Any] = ()
 ) -> tuple[pluggy.PluginManager, list[PluginInfo]]:
-    """A plugin manager with the core's built-ins, the entry points and any extras."""
+    """A plugin manager with the core's built-ins, the entry points and any extras.
+
+    Loading only imports and registers; what each plugin provides (and whether its hooks
+    work) is settled when a :class:`Registry` is built from the result.
+    """
     from nasforge import builtin_plugin
 
     pm = pluggy.PluginManager(hookspecs.PROJECT)
     pm.add_hookspecs(hookspecs)
-    pm.register(builtin_plugin, name="nasforge.builtin")
-    infos: list[PluginInfo] = []
+    pm.register(builtin_plugin, name=BUILTIN_PLUGIN)
+    infos: list[PluginInfo] = [
+        PluginInfo(BUILTIN_PLUGIN, builtin_plugin.__name__, FIRST_PARTY_DISTRIBUTION, True)
+    ]
     if entry_points:
-        for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        found = sorted(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP), key=_entry_point_order)
+        for ep in found:
             if pm.get_plugin(ep.name) is not None or pm.is_blocked(ep.name):
                 continue
             try:
@@ -110,26 +180,20 @@ def create_plugin_manager(
                     PluginInfo(ep.name, ep.value, _distribution_of(ep), False, f"{type(exc).__name__}: {exc}")
                 )
                 continue
-            infos.append(PluginInfo(ep.name, ep.value, _distribution_of(ep), True, None, _provides(plugin)))
+            infos.append(PluginInfo(ep.name, ep.value, _distribution_of(ep), True))
     for plugin in extra_plugins:
-        pm.register(plugin)
-        infos.append(
-            PluginInfo(pm.get_name(plugin) or repr(plugin), repr(plugin), None, True, None, _provides(plugin))
-        )
+        try:
+            name = pm.register(plugin)
+        except Exception as exc:  # e.g. a hook with a misspelt name or signature
+            infos.append(PluginInfo(repr(plugin), repr(plugin), None, False, f"{type(exc).__name__}: {exc}"))
+            continue
+        infos.append(PluginInfo(name or repr(plugin), repr(plugin), None, True))
     return pm, infos
 
 
-def _provides(plugin: Any) -> tuple[str, ...]:
-    out = []
-    for kind, hook_name in KINDS.items():
-        fn = getattr(plugin, hook_name, None)
-        if fn is None:
-            continue
-        try:
-            out.extend(f"{kind}:{c.name}" for c in fn() or [])
-        except Exception as exc:  # reported, not raised: listing must always work
-            out.append(f"{kind}:<error {exc}>")
-    return tuple(out)
+def load_registry(*, entry_points: bool = True, extra_plugins: Iterable[Any] = ()) -> Registry:
+    """A fresh registry: the installed plugins (if ``entry_points``) plus ``extra_plugins``."""
+    return Registry(*create_plugin_manager(entry_points=entry_points, extra_plugins=extra_plugins))
 
 
 _default: Registry | None = None
@@ -141,6 +205,5 @@ def get_registry(*, refresh: bool = False) -> Registry:
     global _default
     with _lock:
         if _default is None or refresh:
-            pm, infos = create_plugin_manager()
-            _default = Registry(pm, infos)
+            _default = load_registry()
         return _default

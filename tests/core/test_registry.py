@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from nasforge import UnknownNameError, get_registry, hookimpl
-from nasforge.registry import Registry, create_plugin_manager
+from nasforge.registry import load_registry
 from nasforge.testing import ToySpace
 
 
@@ -25,17 +25,64 @@ def test_broken_plugin_is_reported_not_fatal() -> None:
         def nasforge_register_strategies(self) -> list:
             raise RuntimeError("kaboom")
 
+        @hookimpl
+        def nasforge_register_metrics(self) -> list:
+            return []
+
     class Fine:
         @hookimpl
         def nasforge_register_search_spaces(self) -> list:
             return [ToySpace]
 
-    pm, infos = create_plugin_manager(entry_points=False, extra_plugins=[Fine()])
-    reg = Registry(pm, infos)
+    reg = load_registry(entry_points=False, extra_plugins=[Broken(), Fine()])
     assert reg.get("space", "toy") is ToySpace
-    # a plugin whose hook raises while listing shows the error in `provides`
-    pm2, infos2 = create_plugin_manager(entry_points=False, extra_plugins=[Broken()])
-    assert any("error" in p for info in infos2 for p in info.provides)
+    broken = next(p for p in reg.plugins if "Broken" in p.module)
+    fine = next(p for p in reg.plugins if "Fine" in p.module)
+    assert not broken.ok and "kaboom" in (broken.error or "")
+    assert "nasforge_register_strategies" in (broken.error or "")
+    assert fine.ok and fine.provides == ("space:toy",)
+    assert reg.names("strategy") == []  # the failed hook contributed nothing, and broke nothing
+
+
+def test_component_without_name_fails_its_plugin_only() -> None:
+    class Nameless:
+        @hookimpl
+        def nasforge_register_search_spaces(self) -> list:
+            return [object()]
+
+    reg = load_registry(entry_points=False, extra_plugins=[Nameless()])
+    bad = next(p for p in reg.plugins if "Nameless" in p.module)
+    assert not bad.ok and "no 'name'" in (bad.error or "")
+    assert reg.get("space", "toy") is ToySpace  # the built-ins still registered
+
+
+def test_name_clash_keeps_the_first_and_says_so() -> None:
+    class Shadow(ToySpace):
+        """A third party's space that reuses a registered name."""
+
+    class First:
+        @hookimpl
+        def nasforge_register_search_spaces(self) -> list:
+            return [Shadow]
+
+    reg = load_registry(entry_points=False, extra_plugins=[First()])
+    # the built-in toy space was registered first and is kept; the warning names both
+    assert reg.get("space", "toy") is ToySpace
+    assert reg.origin("space", "toy") == "nasforge.builtin"
+    (conflict,) = reg.conflicts
+    assert "nasforge.builtin" in conflict and "kept the one from 'nasforge.builtin'" in conflict
+    # and the order is deterministic: the same registry is built every time
+    again = load_registry(entry_points=False, extra_plugins=[First()])
+    assert again.get("space", "toy") is ToySpace
+
+
+def test_entry_points_register_first_party_first_then_by_name() -> None:
+    reg = get_registry()
+    names = [p.name for p in reg.plugins]
+    first_party = [p.name for p in reg.plugins if p.distribution == "nasforge"]
+    assert names[0] == "nasforge.builtin"
+    assert first_party == ["nasforge.builtin", *sorted(first_party[1:])]
+    assert names[: len(first_party)] == first_party
 
 
 def test_first_party_plugins_load() -> None:
