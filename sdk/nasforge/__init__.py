@@ -28,6 +28,40 @@ from nasforge.supernet import Supernet
 
 __version__ = "0.1.0"
 
+#: The core's public API beyond the names above: the submodules plugins and embedders may
+#: import (documented in CONTRIBUTING.md). Everything else is internal and may change.
+PUBLIC_MODULES = (
+    "nasforge.api",
+    "nasforge.atomic_files",
+    "nasforge.backends",
+    "nasforge.budget",
+    "nasforge.cli.common_options",
+    "nasforge.cli.options",
+    "nasforge.cli.output",
+    "nasforge.datasets",
+    "nasforge.defaults",
+    "nasforge.errors",
+    "nasforge.evaluator",
+    "nasforge.executors",
+    "nasforge.experiment",
+    "nasforge.export",
+    "nasforge.genotype",
+    "nasforge.hookspecs",
+    "nasforge.metric",
+    "nasforge.optional",
+    "nasforge.plugin_command",
+    "nasforge.registry",
+    "nasforge.result",
+    "nasforge.scoring",
+    "nasforge.search_space",
+    "nasforge.spec",
+    "nasforge.strategy",
+    "nasforge.supernet",
+    "nasforge.testing",
+    "nasforge.testing.conformance",
+    "nasforge.training",
+)
+
 __all__ = [
     "Batch",
     "Budget",
@@ -62,4 +96,5 @@ __all__ = [
     "get_registry",
     "hookimpl",
     "__version__",
+    "PUBLIC_MODULES",
 ]

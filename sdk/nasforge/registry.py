@@ -15,6 +15,7 @@ first-party component.
 from __future__ import annotations
 
 import importlib.metadata
+import os
 import threading
 from collections.abc import Iterable
 from typing import Any
@@ -29,6 +30,8 @@ ENTRY_POINT_GROUP = "nasforge"
 #: The distribution whose entry points are first-party (registered before third parties').
 FIRST_PARTY_DISTRIBUTION = "nasforge"
 BUILTIN_PLUGIN = "nasforge.builtin"
+#: Entry points named here (comma-separated) are not loaded, as if uninstalled.
+DISABLE_ENV = "NASFORGE_DISABLE_PLUGINS"
 
 KINDS = {
     "space": "nasforge_register_search_spaces",
@@ -152,18 +155,21 @@ def _entry_point_order(ep: importlib.metadata.EntryPoint) -> tuple[int, str, str
 
 
 def create_plugin_manager(
-    *, entry_points: bool = True, extra_plugins: Iterable[Any] = ()
+    *, entry_points: bool = True, extra_plugins: Iterable[Any] = (), disabled: Iterable[str] = ()
 ) -> tuple[pluggy.PluginManager, list[PluginInfo]]:
     """A plugin manager with the core's built-ins, the entry points and any extras.
 
-    Loading only imports and registers; what each plugin provides (and whether its hooks
-    work) is settled when a :class:`Registry` is built from the result.
+    Entry points named in ``disabled`` are not loaded at all, as if uninstalled. Loading
+    only imports and registers; what each plugin provides (and whether its hooks work)
+    is settled when a :class:`Registry` is built from the result.
     """
     from nasforge import builtin_plugin
 
     pm = pluggy.PluginManager(hookspecs.PROJECT)
     pm.add_hookspecs(hookspecs)
     pm.register(builtin_plugin, name=BUILTIN_PLUGIN)
+    for name in disabled:
+        pm.set_blocked(name)
     infos: list[PluginInfo] = [
         PluginInfo(BUILTIN_PLUGIN, builtin_plugin.__name__, FIRST_PARTY_DISTRIBUTION, True)
     ]
@@ -191,9 +197,21 @@ def create_plugin_manager(
     return pm, infos
 
 
-def load_registry(*, entry_points: bool = True, extra_plugins: Iterable[Any] = ()) -> Registry:
-    """A fresh registry: the installed plugins (if ``entry_points``) plus ``extra_plugins``."""
-    return Registry(*create_plugin_manager(entry_points=entry_points, extra_plugins=extra_plugins))
+def load_registry(
+    *, entry_points: bool = True, extra_plugins: Iterable[Any] = (), disabled: Iterable[str] | None = None
+) -> Registry:
+    """A fresh registry: the installed plugins (if ``entry_points``) plus ``extra_plugins``.
+
+    ``disabled`` entry points are skipped; by default those named (comma-separated) in the
+    ``NASFORGE_DISABLE_PLUGINS`` environment variable, so a pipeline can switch a broken or
+    unwanted plugin off without uninstalling it.
+    """
+    if disabled is None:
+        disabled = [n.strip() for n in os.environ.get(DISABLE_ENV, "").split(",") if n.strip()]
+    pm, infos = create_plugin_manager(
+        entry_points=entry_points, extra_plugins=extra_plugins, disabled=disabled
+    )
+    return Registry(pm, infos)
 
 
 _default: Registry | None = None

@@ -7,9 +7,11 @@ from typing import Annotated
 
 import typer
 
-from nasforge.cli import export_cmd, hnas_cmd, listing, score_cmd, search_cmd
+from nasforge.cli import export_cmd, listing, score_cmd, search_cmd
 from nasforge.cli.output import err_console
+from nasforge.cli.plugin_commands import mount_plugin_commands
 from nasforge.errors import NasforgeError
+from nasforge.registry import get_registry
 
 app = typer.Typer(
     name="nasforge",
@@ -31,7 +33,6 @@ app.command()(export_cmd.export)
 app.command()(export_cmd.inspect)
 app.command()(score_cmd.score)
 app.command()(score_cmd.correlate)
-app.command()(hnas_cmd.hnas)
 
 
 @app.callback()
@@ -55,6 +56,7 @@ def _global_options(
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: user errors print one line and exit with status 2."""
     try:
+        mount_plugin_commands(app, get_registry())
         app(args=argv, prog_name="nasforge")
     except NasforgeError as exc:
         err_console.print(f"[red]error:[/] {exc}", highlight=False, soft_wrap=True)

@@ -1,4 +1,4 @@
-"""`nasforge hnas` (sdk/nasforge/cli/hnas_cmd.py): journaled search, then export."""
+"""`nasforge hnas` (plugins/nasforge_hnas/cli.py, mounted through the command hook): journaled search, then export."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import typer
 from typer.testing import CliRunner
 
-from nasforge.cli.hnas_cmd import hnas
+from nasforge_hnas.cli import hnas
 from nasforge.export import load_genotype
 from nasforge.journal import JournalReader, journal_path
 

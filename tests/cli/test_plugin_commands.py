@@ -1,0 +1,93 @@
+"""Plugins own their commands (issue 9): mounted through the command hook, gone with the plugin."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import typer
+
+from nasforge import hookimpl
+from nasforge.cli import app as core_app
+from nasforge.cli.plugin_commands import mount_plugin_commands
+from nasforge.plugin_command import PluginCommand
+from nasforge.registry import load_registry
+
+
+def _fresh_app() -> typer.Typer:
+    """A copy of the core CLI without any plugin command mounted on it."""
+    app = typer.Typer()
+    for info in core_app.registered_commands:
+        if info.callback is not None and info.callback.__module__.startswith("nasforge.cli"):
+            app.registered_commands.append(info)
+    return app
+
+
+def _command_names(app: typer.Typer) -> set[str]:
+    return {info.name or info.callback.__name__ for info in app.registered_commands}
+
+
+def test_hnas_command_comes_from_the_hnas_plugin(cli) -> None:
+    registry = load_registry()
+    assert registry.origin("command", "hnas") == "hnas"
+    result = cli("hnas", "--help", ok=True)
+    assert "HNAS" in result.out
+
+
+def test_without_the_hnas_plugin_there_is_no_hnas_command() -> None:
+    without = load_registry(disabled=["hnas"])  # the entry point is not loaded, as if uninstalled
+    assert not without.has("command", "hnas") and not without.has("strategy", "hnas")
+    app = _fresh_app()
+    assert mount_plugin_commands(app, without) == []
+    assert "hnas" not in _command_names(app) and "search" in _command_names(app)
+
+
+def test_disabled_plugins_from_the_environment_in_a_fresh_process(tmp_path) -> None:
+    env = {**os.environ, "NASFORGE_DISABLE_PLUGINS": "hnas"}
+    gone = subprocess.run(
+        [sys.executable, "-m", "nasforge", "hnas", "--help"], env=env, capture_output=True, text=True
+    )
+    assert gone.returncode == 2 and "No such command 'hnas'" in gone.stderr
+    env["NASFORGE_DISABLE_PLUGINS"] = ""
+    there = subprocess.run([sys.executable, "-m", "nasforge", "hnas", "--help"], env=env, capture_output=True)
+    assert there.returncode == 0
+
+
+def test_a_plugin_whose_command_hook_raises_is_listed_failed_and_others_work(cli) -> None:
+    class Broken:
+        @hookimpl
+        def nasforge_register_commands(self) -> list:
+            raise ImportError("missing optional dependency")
+
+    def hello() -> None:
+        """Say hello."""
+        print("hello from a plugin")
+
+    class Hello:
+        @hookimpl
+        def nasforge_register_commands(self) -> list:
+            return [PluginCommand("hello", hello)]
+
+    registry = load_registry(extra_plugins=[Broken(), Hello()])
+    broken = next(p for p in registry.plugins if "Broken" in p.module)
+    assert not broken.ok and "missing optional dependency" in (broken.error or "")
+    app = _fresh_app()
+    assert mount_plugin_commands(app, registry) == ["hello", "hnas"]
+    from typer.testing import CliRunner
+
+    result = CliRunner().invoke(app, ["hello"])
+    assert result.exit_code == 0 and "hello from a plugin" in result.output
+    assert CliRunner().invoke(app, ["spaces", "--json"]).exit_code == 0
+
+
+def test_a_plugin_command_cannot_replace_a_core_command() -> None:
+    class Hijack:
+        @hookimpl
+        def nasforge_register_commands(self) -> list:
+            return [PluginCommand("search", lambda: None)]
+
+    registry = load_registry(entry_points=False, extra_plugins=[Hijack()])
+    app = _fresh_app()
+    assert mount_plugin_commands(app, registry) == []
+    assert any("command 'search'" in c and "core command" in c for c in registry.conflicts)
