@@ -93,6 +93,11 @@ def search(
     ``spec_options`` are those of :func:`build_spec` (dataset, trials, seed, ...). With
     ``run_dir`` every trial is journaled and an interrupted run continues with
     :func:`resume`.
+
+    Raises :class:`~nasforge.errors.SearchFailedError` when every trial failed (there is
+    no best to return), :class:`~nasforge.errors.CapabilityError` when the evaluator
+    cannot serve the space (before any trial), and
+    :class:`~nasforge.errors.RunInUseError` when another process writes ``run_dir``.
     """
     spec = build_spec(space, strategy, evaluator, registry=registry, **spec_options)
     if is_one_shot(spec, registry):
@@ -103,7 +108,12 @@ def search(
 def resume(
     run_dir: str | os.PathLike[str], *, progress: bool = False, registry: Registry | None = None
 ) -> SearchOutcome:
-    """Continue (or, if it ended, re-read) the journaled run in ``run_dir``."""
+    """Continue (or, if it ended, re-read) the journaled run in ``run_dir``.
+
+    A run that ended is only read (nothing is opened for writing, so read-only media
+    work); one that did not takes the run directory's lock, and is refused with
+    :class:`~nasforge.errors.RunInUseError` while another process writes it.
+    """
     if JournalReader.of_run(run_dir).header.get("mode") == "one-shot":
         return resume_one_shot(run_dir, progress=progress, registry=registry).outcome
     return Experiment.resume(run_dir, registry=registry, progress=progress).run()

@@ -41,6 +41,22 @@ class JournalError(NasforgeError):
     """A run journal is missing, corrupt, or belongs to a different experiment."""
 
 
+class RunLockError(NasforgeError):
+    """A run directory cannot be locked for writing (not a directory, not writable, no locks)."""
+
+
+class RunInUseError(RunLockError):
+    """Another live process writes the same run directory; the message names it (pid, host).
+
+    Two writers on one journal would interleave duplicate trials and make it unreadable,
+    so the second one is refused at once instead of waiting.
+    """
+
+
+class SearchFailedError(NasforgeError):
+    """Every trial of a search failed: there is no best architecture, so the run is no success."""
+
+
 class ExportError(NasforgeError):
     """An exported file is corrupt, foreign, or failed its parity check."""
 

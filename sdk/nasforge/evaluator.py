@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+import inspect
 from typing import Any, ClassVar
 
 from nasforge.errors import CapabilityError
@@ -17,20 +18,54 @@ class Evaluator(abc.ABC):
     Subclasses set ``name`` and ``objective``; ``simulated`` says whether ``Result.cost``
     is a simulated clock (tabular benchmarks) rather than wall time.
     Constructed as ``cls(space, dataset=..., **options)``.
+
+    What an evaluator needs of a space is declared (``spaces``, ``requires``,
+    ``build_options``) and checked before a run starts (:meth:`preflight`), so a pairing
+    that cannot work is refused with a message instead of failing every trial.
     """
 
     name: ClassVar[str]
     simulated: ClassVar[bool] = False
     #: The space names this evaluator works on; empty means any space.
     spaces: ClassVar[frozenset[str]] = frozenset()
+    #: Space capabilities this evaluator needs (e.g. ``build``), as a strategy's ``requires``.
+    requires: ClassVar[frozenset[str]] = frozenset()
+    #: The keyword options this evaluator passes to ``space.build`` (``None``: it builds no
+    #: networks); :meth:`preflight` checks that the space's ``build`` takes them.
+    build_options: dict[str, Any] | None = None
 
     def __init__(self, space: SearchSpace, *, dataset: str | None = None) -> None:
+        self._check_declared(space)
+        self.space = space
+        self.dataset = dataset
+
+    def _check_declared(self, space: SearchSpace) -> None:
         if self.spaces and space.name not in self.spaces:
             raise CapabilityError(
                 f"evaluator '{self.name}' works on spaces {sorted(self.spaces)}, not '{space.name}'"
             )
-        self.space = space
-        self.dataset = dataset
+        space.require(self.requires, by=f"evaluator '{self.name}'")
+
+    def preflight(self) -> None:
+        """Refuse, before any trial, a space this evaluator cannot serve.
+
+        Runs call it once before they start (options such as ``build_options`` are only
+        known once a subclass's constructor has run, after ``Evaluator.__init__``).
+        Raises :class:`~nasforge.errors.CapabilityError`.
+        """
+        space = getattr(self, "space", None)  # a subclass that skipped Evaluator.__init__
+        if space is None:
+            return
+        self._check_declared(space)
+        if self.build_options:
+            unaccepted = _unaccepted_keywords(space.build, self.build_options)
+            if unaccepted:
+                passed = ", ".join(f"{k}={self.build_options[k]!r}" for k in unaccepted)
+                takes = ", ".join(_keywords(space.build)) or "no options"
+                raise CapabilityError(
+                    f"evaluator '{self.name}' builds networks with {passed}, which space "
+                    f"'{space.name}' does not take (its build takes: {takes})"
+                )
 
     @property
     @abc.abstractmethod
@@ -49,3 +84,27 @@ class Evaluator(abc.ABC):
     def describe(self) -> dict[str, Any]:
         """Facts for the journal header: dataset, benchmark hashes, settings."""
         return {"evaluator": self.name, "dataset": self.dataset}
+
+
+def _parameters(fn: Any) -> list[inspect.Parameter]:
+    try:
+        return list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):  # no introspectable signature: assume it takes anything
+        return [inspect.Parameter("cfg", inspect.Parameter.VAR_KEYWORD)]
+
+
+def _keywords(fn: Any) -> list[str]:
+    """Option names ``fn`` (a space's ``build``) accepts by keyword, besides the genotype."""
+    params = _parameters(fn)
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    genotype = positional[0].name if positional else None
+    return [
+        p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name != genotype
+    ]
+
+
+def _unaccepted_keywords(fn: Any, options: dict[str, Any]) -> list[str]:
+    if any(p.kind is p.VAR_KEYWORD for p in _parameters(fn)):
+        return []
+    accepted = set(_keywords(fn))
+    return [k for k in options if k not in accepted]

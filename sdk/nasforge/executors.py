@@ -6,6 +6,13 @@ from __future__ import annotations
 
 import abc
 import concurrent.futures as cf
+import ctypes
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+import time
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -33,7 +40,7 @@ class Executor(abc.ABC):
         """Evaluate every genotype."""
 
     def close(self) -> None:  # noqa: B027 - optional hook
-        """Release workers."""
+        """Release workers (a run calls it once, on any exit; may be called again)."""
 
 
 class InProcessExecutor(Executor):
@@ -52,14 +59,61 @@ class InProcessExecutor(Executor):
         return [evaluate_safely(evaluator, g) for g in genotypes]
 
 
+#: Linux prctl option: the signal a process gets when its parent dies.
+_PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(parent_pid: int | None) -> None:
+    """Pool worker initializer: end this worker when the process that started it dies.
+
+    Why: a search killed with SIGKILL cannot shut its pool down, and its workers would go
+    on evaluating for nobody (holding memory, a GPU, and files the next resume needs).
+    On Linux the kernel sends SIGKILL when the worker's parent dies (``PR_SET_PDEATHSIG``;
+    under ``forkserver`` the parent is the server, which itself ends with the search);
+    elsewhere a daemon thread watches the parent pid. ``parent_pid`` (the search, when it
+    is the worker's direct parent) catches a search that died before this ran.
+    """
+    parent = os.getppid()
+    if parent_pid is not None and parent != parent_pid:
+        os._exit(1)  # orphaned already
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            armed = libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+        except (OSError, AttributeError):
+            armed = False
+        if armed:
+            if os.getppid() != parent:  # the parent died between the two reads
+                os._exit(1)
+            return
+    threading.Thread(target=_watch_parent, args=(parent,), name="nasforge-parent-watch", daemon=True).start()
+
+
+def _watch_parent(parent_pid: int, interval: float = 1.0) -> None:
+    while os.getppid() == parent_pid:
+        time.sleep(interval)
+    os._exit(1)
+
+
 class ProcessPoolExecutor(Executor):
-    """A local process pool for evaluators that train (the evaluator must pickle)."""
+    """A local process pool for evaluators that train (the evaluator must pickle).
+
+    Its workers die with the process that started them (see :func:`die_with_parent`).
+    """
 
     name = "process"
 
     def __init__(self, workers: int = 2, **_: Any) -> None:
         self.workers = workers
-        self._pool = cf.ProcessPoolExecutor(max_workers=workers)
+        context = multiprocessing.get_context()
+        # fork and spawn make the workers this process's children; forkserver does not
+        direct = context.get_start_method() in ("fork", "spawn")
+        self._pool = cf.ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=context,
+            initializer=die_with_parent,
+            initargs=(os.getpid() if direct else None,),
+        )
 
     def map(self, evaluator: Evaluator, genotypes: Sequence[Genotype]) -> list[Result]:
         return list(self._pool.map(evaluate_safely, [evaluator] * len(genotypes), genotypes))

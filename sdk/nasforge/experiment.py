@@ -5,6 +5,11 @@ and every ask is answered from the journal until the journal runs out, after whi
 evaluations begin. A deterministic strategy therefore continues exactly where it was
 killed; if it asks for something other than what the journal recorded, the run refuses
 to continue instead of silently mixing two searches.
+
+Only one process writes a run directory at a time (:mod:`nasforge.run_lock`); a run
+whose journal has ended is only read, so it can be re-read from read-only media. A run
+in which every trial failed has no best architecture and ends in
+:class:`~nasforge.errors.SearchFailedError`, not in a report of success.
 """
 
 from __future__ import annotations
@@ -22,13 +27,14 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from nasforge.environment import describe_environment
-from nasforge.errors import InvalidGenotypeError, JournalError
+from nasforge.errors import InvalidGenotypeError, JournalError, SearchFailedError
 from nasforge.evaluator import Evaluator
 from nasforge.executors import Executor, InProcessExecutor
 from nasforge.genotype import Genotype
-from nasforge.journal import JournalReader, JournalWriter, journal_path
+from nasforge.journal import JournalReader, JournalWriter, is_unstarted, journal_path
 from nasforge.registry import Registry, get_registry
 from nasforge.result import Result, SearchOutcome, Trial, best_trial
+from nasforge.run_lock import RunLock
 from nasforge.search_space import SearchSpace
 from nasforge.spec import ExperimentSpec
 from nasforge.strategy import Strategy
@@ -53,6 +59,7 @@ class Experiment:
         progress: bool = True,
         console: Console | None = None,
     ) -> None:
+        evaluator.preflight()  # an evaluator that cannot serve the space is refused before any trial
         self.space, self.strategy, self.evaluator, self.spec = space, strategy, evaluator, spec
         self.executor = executor or InProcessExecutor()
         self.run_dir = Path(run_dir) if run_dir is not None else None
@@ -93,20 +100,27 @@ class Experiment:
 
     # --- running ----------------------------------------------------------------------
     def run(self) -> SearchOutcome:
-        """Search until the budget is spent; returns (and stores) the outcome."""
-        replay = self._load_replay()
-        writer = None
-        if self.run_dir is not None:
-            writer = JournalWriter(journal_path(self.run_dir))
-            if not replay.exists:
-                writer.header(self._header())
+        """Search until the budget is spent; returns (and stores) the outcome.
+
+        Raises :class:`~nasforge.errors.RunInUseError` when another process writes the
+        run directory, and :class:`~nasforge.errors.SearchFailedError` when every trial
+        failed (the journal keeps them; no end record is written).
+        """
+        lock: RunLock | None = None
+        writer: JournalWriter | None = None
         try:
-            self._loop(replay.trials, writer)
-        finally:
-            self.executor.close()
-        outcome = self._outcome()
-        if writer is not None:
-            if not replay.ended:
+            replay = self._load_replay()
+            if self.run_dir is not None and not replay.ended:
+                # Read again under the lock: what a writer appended before we got it counts.
+                lock = RunLock(self.run_dir).acquire()
+                replay = self._load_replay()
+                writer = JournalWriter(journal_path(self.run_dir))
+                self._note_repairs(writer)
+                if not replay.exists:
+                    writer.header(self._header())
+            self._loop(replay, writer)
+            outcome = self._outcome()
+            if writer is not None:
                 writer.end(
                     {
                         "best": outcome.best.to_json(),
@@ -114,12 +128,22 @@ class Experiment:
                         "trials": len(self.trials),
                     }
                 )
-            writer.close()
+        finally:
+            self.executor.close()  # also when refused or failed: no pool is left behind
+            if writer is not None:
+                writer.close()
+            if lock is not None:
+                lock.release()
         self.outcome = outcome
         self._hook("nasforge_search_end", experiment=self, outcome=outcome)
         return outcome
 
-    def _loop(self, recorded: list[Trial], writer: JournalWriter | None) -> None:
+    def _note_repairs(self, writer: JournalWriter) -> None:
+        for saved in writer.saved_fragments:
+            self.console.print(f"[yellow]journal: cut a torn last line (a killed write), saved to {saved}[/]")
+
+    def _loop(self, replay: _Replay, writer: JournalWriter | None) -> None:
+        recorded = replay.trials
         budget = self.spec.budget
         seen: dict[Genotype, Result] = {}
         sim_clock = 0.0
@@ -132,6 +156,8 @@ class Experiment:
                 wall = wall_before + (time.perf_counter() - started)
                 if budget.exhausted(trials=done, seconds=wall, simulated_seconds=sim_clock):
                     break
+                if replay.ended and done >= len(recorded):
+                    break  # an ended run is re-read, never extended (replayed wall time runs short)
                 want = self.executor.workers
                 if budget.trials is not None:
                     want = min(want, budget.trials - done)
@@ -206,7 +232,7 @@ class Experiment:
         }
 
     def _load_replay(self) -> _Replay:
-        if self.run_dir is None or not journal_path(self.run_dir).exists():
+        if self.run_dir is None or is_unstarted(journal_path(self.run_dir)):
             return _Replay(False, [], False)
         reader = JournalReader(journal_path(self.run_dir))
         recorded_space = reader.header.get("space", {})
@@ -241,6 +267,13 @@ class Experiment:
             raise JournalError("the search finished without a single trial")
         best = self.best_so_far()
         assert best is not None
+        if all(t.result.failed for t in self.trials):
+            first = " ".join((self.trials[0].result.error or "no error message").split())[:300]
+            where = f"; they are in {journal_path(self.run_dir)}" if self.run_dir is not None else ""
+            raise SearchFailedError(
+                f"all {len(self.trials)} trials failed, so there is no best architecture "
+                f"(first error: {first}){where}"
+            )
         return SearchOutcome(
             best=best.genotype,
             best_result=best.result,

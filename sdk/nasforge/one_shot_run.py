@@ -4,6 +4,9 @@ A one-shot search trains a supernet, so it cannot be replayed trial by trial the
 ask/tell search can: its journal records each epoch's derived architecture as it happens
 (nothing seen is lost), and an interrupted run is restarted from the beginning, which
 the seed makes reproduce the same architecture. The old journal is kept beside it.
+
+One process writes a run directory at a time (:mod:`nasforge.run_lock`); a finished run
+is only read, so it can be re-read from read-only media.
 """
 
 from __future__ import annotations
@@ -18,11 +21,12 @@ from rich.console import Console
 
 from nasforge.datasets import TensorData
 from nasforge.environment import describe_environment
-from nasforge.errors import NasforgeError
+from nasforge.errors import JournalError, NasforgeError
 from nasforge.genotype import Genotype
-from nasforge.journal import JournalReader, JournalWriter, journal_path
+from nasforge.journal import JournalReader, JournalWriter, is_unstarted, journal_path
 from nasforge.registry import Registry, get_registry
 from nasforge.result import Result, SearchOutcome
+from nasforge.run_lock import RunLock
 from nasforge.search_space import SearchSpace
 from nasforge.spec import ExperimentSpec, construct
 from nasforge.strategy import OneShotStrategy
@@ -62,6 +66,7 @@ def run_one_shot(
     evaluator = None
     if spec.evaluator is not None:
         evaluator = spec.build_evaluator(registry, space, dataset=spec.evaluator_options.get("dataset"))
+        evaluator.preflight()
     if spec.dataset is None:
         raise NasforgeError(
             f"one-shot strategy '{spec.strategy}' needs a --dataset to train on (e.g. digits)"
@@ -74,27 +79,29 @@ def run_one_shot(
     if console is not None and hasattr(strategy, "console"):
         strategy.console = console
 
-    writer = None
-    if run_dir is not None:
-        path = journal_path(run_dir)
-        if path.exists():
-            _check_same_run(path, spec)
-            path.rename(path.with_suffix(f".interrupted-{int(time.time())}.jsonl"))
-        writer = JournalWriter(path)
-        writer.header(
-            {
-                "spec": spec.to_json(),
-                "mode": "one-shot",
-                "space": {"name": space.name, "version": space.version},
-                "data": {"name": data.name, "digest": data.digest(), "shape": list(data.input_shape)},
-                "evaluator": evaluator.describe() if evaluator is not None else None,
-                "objective": attrs.asdict(evaluator.objective) if evaluator is not None else None,
-                "environment": describe_environment(),
-                "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-            }
-        )
-    t0 = time.perf_counter()
+    lock: RunLock | None = None
+    writer: JournalWriter | None = None
     try:
+        if run_dir is not None:
+            lock = RunLock(run_dir).acquire()
+            path = journal_path(run_dir)
+            if not is_unstarted(path):
+                _check_same_run(path, spec)
+                path.rename(path.with_suffix(f".interrupted-{int(time.time())}.jsonl"))
+            writer = JournalWriter(path)  # an unstarted file's torn header is cut first
+            writer.header(
+                {
+                    "spec": spec.to_json(),
+                    "mode": "one-shot",
+                    "space": {"name": space.name, "version": space.version},
+                    "data": {"name": data.name, "digest": data.digest(), "shape": list(data.input_shape)},
+                    "evaluator": evaluator.describe() if evaluator is not None else None,
+                    "objective": attrs.asdict(evaluator.objective) if evaluator is not None else None,
+                    "environment": describe_environment(),
+                    "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                }
+            )
+        t0 = time.perf_counter()
         outcome = strategy.fit(space, data, on_trial=writer.trial if writer is not None else None)
         space.validate(outcome.best)
         evaluation = evaluator.evaluate(outcome.best) if evaluator is not None else None
@@ -110,6 +117,8 @@ def run_one_shot(
     finally:
         if writer is not None:
             writer.close()
+        if lock is not None:
+            lock.release()
     return OneShotRun(
         outcome, space, data, evaluation, Path(run_dir) if run_dir else None, time.perf_counter() - t0
     )
@@ -135,7 +144,10 @@ def _check_same_run(path: Path, spec: ExperimentSpec) -> None:
 def resume_one_shot(run_dir: str | os.PathLike[str], **kwargs: Any) -> OneShotRun:
     """Finish an interrupted one-shot run (restarted from its spec; see the module docstring)."""
     reader = JournalReader.of_run(run_dir)
-    spec = ExperimentSpec.from_json(reader.header["spec"])
+    try:
+        spec = ExperimentSpec.from_json(reader.header["spec"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise JournalError(f"{reader.path}: header holds no usable experiment spec ({exc})") from exc
     if reader.end is None:
         return run_one_shot(spec, run_dir=run_dir, **kwargs)
     registry = kwargs.get("registry") or get_registry()
