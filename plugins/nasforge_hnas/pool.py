@@ -9,6 +9,8 @@ its scores do not depend on when or in which search it entered the pool.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import random
 import time
@@ -20,7 +22,9 @@ import torch
 from nasforge.genotype import Genotype
 from nasforge.metric import MetricContext
 from nasforge.registry import get_registry
+from nasforge.scoring.cache import package_version
 from nasforge.search_space import SearchSpace
+from nasforge.seeding import seeded_build
 from nasforge_hnas.pool_cache import PoolCache
 from nasforge_hnas.pool_metrics import NTK_TRACE, PoolMetrics, measure
 from nasforge_hnas.pool_settings import PoolSettings
@@ -76,11 +80,11 @@ class PoolScorer:
         self.space = space
         self.settings = settings
         self.cache = cache
-        self.key = settings.digest(space.name)
         self._batch: tuple[torch.Tensor, torch.Tensor] | None = None
         self._metric = None
         if settings.metric != NTK_TRACE:
             self._metric = get_registry().get("metric", settings.metric)()
+        self.key = pool_key(space, settings, None if self._metric is None else self._metric.info.version)
 
     def batch(self) -> tuple[torch.Tensor, torch.Tensor]:
         """The one fixed batch every candidate is scored on (drawn on first use)."""
@@ -107,8 +111,7 @@ class PoolScorer:
         ctx = MetricContext(device=s.device, num_classes=s.num_classes, seed=s.init_seed)
         start = time.perf_counter()
         try:
-            torch.manual_seed(s.init_seed)
-            model = self.space.build(g, **s.build).to(s.device).train()
+            model = seeded_build(lambda: self.space.build(g, **s.build), s.init_seed).to(s.device).train()
             metric, kappa = measure(model, self.batch(), spec=s.kernel, metric=self._metric, ctx=ctx)
         except (RuntimeError, ValueError):  # flagged as NaN; one bad net must not stop a pool
             metric, kappa = math.nan, math.nan
@@ -124,6 +127,15 @@ class PoolScorer:
             pool.add(g, self.score(g))
             if progress is not None:
                 progress(i + 1, len(todo))
+
+
+def pool_key(space: SearchSpace, settings: PoolSettings, metric_version: str | None) -> str:
+    """The cache key of a pool's scores: the settings, and the versions of the code that
+    makes the numbers (space, metric, nasforge), so an upgrade never serves old scores."""
+    text = json.dumps(
+        [settings.digest(space.name), space.version, metric_version, package_version()], sort_keys=True
+    )
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def sample_genotypes(space: SearchSpace, n: int, rng: random.Random) -> list[Genotype]:

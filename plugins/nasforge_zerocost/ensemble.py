@@ -28,6 +28,7 @@ class RankEnsemble(PopulationMetric):
         name="ensemble",
         population=True,
         description="mean normalised rank of member metrics (population)",
+        version="1",
     )
 
     def __init__(self, members: Sequence[str | Metric] = DEFAULT_MEMBERS) -> None:

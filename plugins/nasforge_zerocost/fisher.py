@@ -16,7 +16,7 @@ class Fisher(SharedPassMetric):
     """
 
     info: ClassVar[MetricInfo] = MetricInfo(
-        name="fisher", log_scale=True, description="channel Fisher saliency (zero-cost)"
+        name="fisher", log_scale=True, description="channel Fisher saliency (zero-cost)", version="1"
     )
     needs = frozenset({LAYER_GRADS})
 

@@ -20,7 +20,10 @@ class GradNorm(SharedPassMetric):
     norm as in thesis eq. 7.2, to match the published correlations)."""
 
     info: ClassVar[MetricInfo] = MetricInfo(
-        name="grad_norm", log_scale=True, description="sum of per-layer gradient norms (zero-cost)"
+        name="grad_norm",
+        log_scale=True,
+        description="sum of per-layer gradient norms (zero-cost)",
+        version="1",
     )
     needs = frozenset({WEIGHT_GRADS})
 
@@ -35,7 +38,7 @@ class Snip(SharedPassMetric):
     the absolute value inside the sum avoids the BN scale-invariance cancellation)."""
 
     info: ClassVar[MetricInfo] = MetricInfo(
-        name="snip", log_scale=True, description="sum of |weight x gradient| (zero-cost SNIP)"
+        name="snip", log_scale=True, description="sum of |weight x gradient| (zero-cost SNIP)", version="1"
     )
     needs = frozenset({WEIGHT_GRADS})
 
@@ -55,7 +58,7 @@ class Grasp(SharedPassMetric):
     """
 
     info: ClassVar[MetricInfo] = MetricInfo(
-        name="grasp", description="sum of -weight x Hessian-gradient product (zero-cost GraSP)"
+        name="grasp", description="sum of -weight x Hessian-gradient product (zero-cost GraSP)", version="1"
     )
     needs = frozenset({WEIGHT_GRADS, HESSIAN_GRAD})
 

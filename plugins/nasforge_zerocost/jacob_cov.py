@@ -25,6 +25,7 @@ class JacobCov(SharedPassMetric):
         name="jacob_cov",
         needs_labels=False,
         description="input-Jacobian correlation score (NASWOT v1, zero-cost)",
+        version="1",
     )
     needs = frozenset({INPUT_GRAD})
 

@@ -24,7 +24,10 @@ class Knas(_KernelMetric):
     """
 
     info: ClassVar[MetricInfo] = MetricInfo(
-        name="knas", log_scale=True, description="mean of the per-sample loss-gradient Gram (KNAS/NASI)"
+        name="knas",
+        log_scale=True,
+        description="mean of the per-sample loss-gradient Gram (KNAS/NASI)",
+        version="1",
     )
     default_spec: ClassVar[KernelSpec] = KernelSpec(output="loss", bn="sample", params="all")
 

@@ -20,7 +20,7 @@ class Naswot(SharedPassMetric):
     """
 
     info: ClassVar[MetricInfo] = MetricInfo(
-        name="naswot", needs_labels=False, description="log-det of the ReLU binary-code kernel"
+        name="naswot", needs_labels=False, description="log-det of the ReLU binary-code kernel", version="1"
     )
     needs = frozenset({RELU_KERNEL})
 

@@ -62,7 +62,11 @@ class NTKTrace(_KernelMetric):
     so one metric serves both rankings."""
 
     info: ClassVar[MetricInfo] = MetricInfo(
-        name="ntk_trace", needs_labels=False, log_scale=True, description="sqrt(trace(NTK)/m) (HNAS)"
+        name="ntk_trace",
+        needs_labels=False,
+        log_scale=True,
+        description="sqrt(trace(NTK)/m) (HNAS)",
+        version="1",
     )
 
     def score_shared(self, passes: SharedPasses) -> float:
@@ -83,6 +87,7 @@ class NTKCondition(_KernelMetric):
         needs_labels=False,
         log_scale=True,
         description="NTK condition number (TE-NAS)",
+        version="1",
     )
 
     def score_shared(self, passes: SharedPasses) -> float:
@@ -98,6 +103,7 @@ class NTKLambdaMin(_KernelMetric):
         needs_labels=False,
         log_scale=True,
         description="smallest NTK eigenvalue (Eigen-NAS)",
+        version="1",
     )
 
     def score_shared(self, passes: SharedPasses) -> float:

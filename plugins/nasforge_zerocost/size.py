@@ -28,6 +28,7 @@ class Params(SharedPassMetric):
         needs_labels=False,
         needs_data=False,
         description="number of trainable parameters (baseline)",
+        version="1",
     )
 
     def score_shared(self, passes: SharedPasses) -> float:
@@ -47,6 +48,7 @@ class Flops(SharedPassMetric):
         needs_labels=False,
         needs_data=False,
         description="forward MFLOPs for one sample (baseline)",
+        version="1",
     )
 
     def score_shared(self, passes: SharedPasses) -> float:

@@ -30,6 +30,7 @@ class Synflow(SharedPassMetric):
         bn="remove",
         log_scale=True,
         description="synaptic flow with |weights|, all-ones input, BN removed, float64",
+        version="1",
     )
 
     def score_shared(self, passes: SharedPasses) -> float:
@@ -44,7 +45,9 @@ class Synflow(SharedPassMetric):
         ones = torch.ones((1, *x.shape[1:]), dtype=torch.float64, device=x.device)
         with batch_norm_removed(model), torch.enable_grad():
             r = functional_call(model, (params, buffers), (ones,)).sum()
-        live = [params[n] for n in weight_names if n in params]
+        # in the model's order, not the set's: set order follows PYTHONHASHSEED, which made
+        # the float64 sum (and so the score's last digits) differ from process to process
+        live = [p for n, p in params.items() if n in weight_names]
         grads = torch.autograd.grad(r, live, allow_unused=True)
         return float(
             sum((w.detach() * g).abs().sum() for w, g in zip(live, grads, strict=True) if g is not None)

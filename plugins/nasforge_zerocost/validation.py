@@ -15,6 +15,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from nasforge.atomic_files import atomic_write_text
 from nasforge.registry import get_registry
 from nasforge.scoring import CorrelationResult, correlate
 from nasforge_zerocost.published import CAVEATS, PUBLISHED_SPEARMAN_C10
@@ -119,7 +120,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"NAS-Bench-201 {args.dataset}, {n} cells (seed {args.seed}), data {result.table.data}")
     print(markdown_table(result))
     if args.json:
-        Path(args.json).write_text(json.dumps(result.to_json(), indent=2))
+        atomic_write_text(args.json, json.dumps(result.to_json(), indent=2))
     return 0
 
 

@@ -29,6 +29,12 @@ class MetricInfo:
     #: network raises a NasforgeError that says how to score a population instead.
     population: bool = False
     description: str = ""
+    #: The version of the metric's numbers: bump it whenever a change to the metric (or to
+    #: code only it uses) changes the scores it returns, so that score caches, which key by
+    #: name and version, stop serving the old numbers. A free-form non-empty string.
+    version: str = attrs.field(
+        default="1", validator=[attrs.validators.instance_of(str), attrs.validators.min_len(1)]
+    )
 
 
 @attrs.frozen
@@ -37,6 +43,9 @@ class MetricContext:
 
     device: str = "cpu"
     num_classes: int = 10
+    #: A metric that needs random numbers draws them from its own generator seeded with
+    #: this (``nasforge.seeding.seeded_generator(ctx.seed)``): scorers never seed torch's
+    #: global generator, which other threads share.
     seed: int = 0
     #: Samples per torch.func chunk; halved automatically on out-of-memory.
     chunk_size: int = 64

@@ -6,6 +6,11 @@ in-memory dataset such as sklearn digits).
 Any space with ``build`` works: the network is built from the evaluator's seed (the
 same initialisation for every candidate), trained with SGD + cosine learning rate on a
 fixed split, and scored on the held-out part. ``cost`` is wall seconds.
+
+Every random draw of an evaluation (initial weights, shuffling, dropout, drop-path)
+comes from generators seeded by the evaluator and owned by the call
+(:mod:`nasforge.seeding`), so a result depends on the genotype and the settings only,
+also when several evaluations run on threads at once.
 """
 
 from __future__ import annotations
@@ -14,14 +19,13 @@ import math
 import time
 from typing import Any, ClassVar
 
-import torch
-
 from nasforge.errors import NasforgeError
 from nasforge.evaluator import Evaluator
 from nasforge.genotype import Genotype
 from nasforge.registry import get_registry
 from nasforge.result import Objective, Result
 from nasforge.search_space import BUILD, SearchSpace
+from nasforge.seeding import LocalRandomness, seeded_generator
 from nasforge.training import CosineSchedule, SGDConfig, evaluate, iterate_batches, set_lr, train_epoch
 
 OBJECTIVE = Objective("valid_accuracy", higher_is_better=True)
@@ -31,6 +35,8 @@ class ShortTrainEvaluator(Evaluator):
     """Validation accuracy (percent) after ``epochs`` of SGD on a dataset split."""
 
     name: ClassVar[str] = "short-train"
+    #: It builds each genotype's network (its ``build_options`` are checked by ``preflight``).
+    requires: ClassVar[frozenset[str]] = frozenset({BUILD})
 
     def __init__(
         self,
@@ -71,16 +77,20 @@ class ShortTrainEvaluator(Evaluator):
         self.space.validate(g)
         start = time.perf_counter()
         try:
-            torch.manual_seed(self.seed)
-            model = self.space.build(g, **self.build_options).to(self.device)
+            # One stream from the seed for init and then training randomness (dropout,
+            # drop-path), owned by this call: other threads cannot draw from it or reseed it.
+            randomness = LocalRandomness(self.seed)
+            with randomness:
+                model = self.space.build(g, **self.build_options).to(self.device)
             opt = self.optimiser.build(model.parameters())
             schedule = CosineSchedule(self.optimiser.lr, 0.0, self.epochs)
-            gen = torch.Generator().manual_seed(self.seed)
+            shuffle = seeded_generator(self.seed)
             x, y = self.train.x.to(self.device), self.train.y.to(self.device)
             log: dict[str, float] = {}
             for epoch in range(self.epochs):
                 set_lr(opt, schedule(epoch))
-                log = train_epoch(model, iterate_batches(x, y, self.batch_size, generator=gen), opt)
+                batches = iterate_batches(x, y, self.batch_size, generator=shuffle)
+                log = train_epoch(model, batches, opt, randomness=randomness)
             _, acc = evaluate(model, self.valid.x.to(self.device), self.valid.y.to(self.device))
         except RuntimeError as exc:  # a network that cannot train is a failed trial, not a crash
             return Result(objectives={}, cost=time.perf_counter() - start, failed=True, error=str(exc))

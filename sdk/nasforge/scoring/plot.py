@@ -8,6 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
+from nasforge.atomic_files import atomic_path
+from nasforge.errors import NasforgeError
 from nasforge.optional import require
 from nasforge.scoring.correlate import CorrelationResult
 
@@ -16,9 +18,11 @@ def plot_correlation(result: CorrelationResult, path: str | os.PathLike[str], *,
     """One panel per metric (log x where the metric is log-scale), written to ``path``.
 
     Flagged scores are left out of the panel and counted in its title, since they have
-    no position on the axis. Returns the path written.
+    no position on the axis. Returns the path written. The image format follows the
+    suffix (png when there is none); the file appears only when complete.
     """
-    require("matplotlib", extra="plot", feature="correlation plots")
+    out = Path(path)
+    image_format = plot_format(out)
     import matplotlib
 
     matplotlib.use("Agg")
@@ -46,8 +50,33 @@ def plot_correlation(result: CorrelationResult, path: str | os.PathLike[str], *,
     for ax in list(axes.flat)[len(metrics) :]:
         ax.axis("off")
     fig.tight_layout()
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        # The temporary name ends in .part, so the format must be given, not guessed.
+        with atomic_path(out) as tmp:
+            fig.savefig(tmp, dpi=120, format=image_format)
+    except OSError as exc:
+        raise NasforgeError(f"cannot write the plot {out}: {exc.strerror or exc}") from exc
+    finally:
+        plt.close(fig)
     return out
+
+
+def plot_format(path: str | os.PathLike[str]) -> str:
+    """The image format ``path``'s suffix names (png when none); a path no plot can go to is refused.
+
+    Cheap and free of side effects, so a command can call it before hours of scoring: a
+    typo in the suffix (``.pgn``), a missing matplotlib or a directory given for a file
+    should cost one line, not the work done before the plot.
+    """
+    require("matplotlib", extra="plot", feature="correlation plots")
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    out = Path(path)
+    suffix = out.suffix.lstrip(".").lower() or "png"
+    supported = FigureCanvasBase.get_supported_filetypes()
+    if suffix not in supported:
+        raise NasforgeError(f"cannot write a plot as '.{suffix}' (supported: {', '.join(sorted(supported))})")
+    if out.is_dir():
+        raise NasforgeError(f"cannot write the plot {out}: it is a directory")
+    return suffix

@@ -18,6 +18,7 @@ from nasforge.scoring.outcome import MetricScore
 from nasforge.scoring.scorer import metric_label, score_model
 from nasforge.scoring.table import ScoreTable
 from nasforge.search_space import SearchSpace
+from nasforge.seeding import seeded_build
 
 MetricSpec = str | Metric
 Progress = Callable[[int, int, Genotype], None]
@@ -44,9 +45,9 @@ def resolve_metrics(metrics: Iterable[MetricSpec]) -> list[Metric]:
 
 
 def build_model(space: SearchSpace, g: Genotype, *, seed: int, build: dict[str, Any]) -> torch.nn.Module:
-    """The network of ``g``, initialised from ``seed`` alone (same init for any sweep order)."""
-    torch.manual_seed(seed)
-    return space.build(g, **build)
+    """The network of ``g``, initialised from ``seed`` alone: the same init for any sweep
+    order and whatever other threads do with torch's global generator."""
+    return seeded_build(lambda: space.build(g, **build), seed)
 
 
 def score_genotypes(
@@ -70,10 +71,10 @@ def score_genotypes(
 
     Each network is built from ``seed`` and scored on one fixed batch in train mode
     (``labels="random"`` for the label-agnostic mode; ``data="gaussian"`` is data-agnostic).
-    Cached scores are reused when genotype, metric settings, seed, batch hash and build
-    options all match. Population metrics (``info.population``, e.g. the rank ensemble)
-    are filled in at the end by their ``aggregate(columns, infos)`` from their
-    ``members``' columns.
+    Cached scores are reused when genotype, metric (label and declared version), nasforge
+    version, loss, device type, seed, batch hash and build options all match. Population
+    metrics (``info.population``, e.g. the rank ensemble) are filled in at the end by their
+    ``aggregate(columns, infos)`` from their ``members``' columns.
     """
     instances = resolve_metrics(metrics)
     fb = fixed_batch(data, batch_size=batch_size, seed=seed, labels=labels)
@@ -88,35 +89,45 @@ def score_genotypes(
     labels = [metric_label(m) for m in instances]
     # data-free metrics depend on the input shape only: their cache entries serve any data
     shape_key = "shape:" + "x".join(str(d) for d in fb.x.shape[1:])
+    # the loss and the device type change the numbers too (a CUDA score is not a CPU one)
+    settings = json.dumps({"loss": loss, "device": torch.device(device).type}, sort_keys=True)
     keys = {
         metric_label(m): ScoreKey(
-            metric_label(m), seed, fb.digest() if m.info.needs_data else shape_key, build_key
+            metric_label(m),
+            seed,
+            fb.digest() if m.info.needs_data else shape_key,
+            build_key,
+            version=m.info.version,
+            settings=settings,
         )
         for m in per_model
     }
     rows: list[dict[str, MetricScore]] = []
-    for i, g in enumerate(genotypes):
-        space.validate(g)
-        row: dict[str, MetricScore] = {}
-        todo: list[Metric] = []
-        for m in per_model:
-            label = metric_label(m)
-            hit = store.get(keys[label], g) if store is not None else None
-            if hit is not None:
-                row[label] = hit
-            else:
-                todo.append(m)
-        if todo:
-            model = build_model(space, g, seed=seed, build=build).to(device).train()
-            torch.manual_seed(seed)
-            fresh = score_model(model, (x, y), todo, ctx=ctx, shared=shared)
-            for label, score in fresh.items():
-                row[label] = score
-                if store is not None:
-                    store.put(keys[label], g, score)
-        rows.append(row)
-        if progress is not None:
-            progress(i + 1, len(genotypes), g)
+    try:
+        for i, g in enumerate(genotypes):
+            space.validate(g)
+            row: dict[str, MetricScore] = {}
+            todo: list[Metric] = []
+            for m in per_model:
+                label = metric_label(m)
+                hit = store.get(keys[label], g) if store is not None else None
+                if hit is not None:
+                    row[label] = hit
+                else:
+                    todo.append(m)
+            if todo:
+                model = build_model(space, g, seed=seed, build=build).to(device).train()
+                fresh = score_model(model, (x, y), todo, ctx=ctx, shared=shared)
+                for label, score in fresh.items():
+                    row[label] = score
+                    if store is not None:
+                        store.put(keys[label], g, score)
+            rows.append(row)
+            if progress is not None:
+                progress(i + 1, len(genotypes), g)
+    finally:  # an interrupted sweep keeps what it scored
+        if store is not None:
+            store.flush()
     infos: dict[str, MetricInfo] = {metric_label(m): m.info for m in instances}
     for m in instances:
         if isinstance(m, PopulationMetric):

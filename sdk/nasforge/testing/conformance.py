@@ -43,6 +43,7 @@ from nasforge.search_space import (
     SUPERNET,
     SearchSpace,
 )
+from nasforge.seeding import seeded_build, seeded_generator
 from nasforge.spec import ExperimentSpec
 from nasforge.strategy import OneShotStrategy, Strategy
 from nasforge.testing.toy import ToyEvaluator, ToySpace
@@ -172,11 +173,10 @@ class SearchSpaceConformance:
     ) -> None:
         if BUILD not in space.capabilities:
             return self._refuses(space, lambda: space.build(_samples(space, 1)[0]))
-        torch.manual_seed(0)
         g = _samples(space, 1)[0]
-        model = space.build(g, **build_kwargs)
+        model = seeded_build(lambda: space.build(g, **build_kwargs), 0)
         with torch.no_grad():
-            out = model.eval()(torch.randn(*input_shape))
+            out = model.eval()(torch.randn(*input_shape, generator=seeded_generator(0)))
         if isinstance(out, tuple | list):
             out = out[0]
         assert out.shape[0] == input_shape[0]
@@ -300,14 +300,16 @@ class MetricConformance:
     @pytest.fixture
     def model_factory(self):  # noqa: ANN201 - returns a callable
         def make() -> torch.nn.Module:
-            torch.manual_seed(0)
-            return torch.nn.Sequential(
-                torch.nn.Conv2d(3, 8, 3, padding=1),
-                torch.nn.BatchNorm2d(8),
-                torch.nn.ReLU(),
-                torch.nn.AdaptiveAvgPool2d(1),
-                torch.nn.Flatten(),
-                torch.nn.Linear(8, 10),
+            return seeded_build(
+                lambda: torch.nn.Sequential(
+                    torch.nn.Conv2d(3, 8, 3, padding=1),
+                    torch.nn.BatchNorm2d(8),
+                    torch.nn.ReLU(),
+                    torch.nn.AdaptiveAvgPool2d(1),
+                    torch.nn.Flatten(),
+                    torch.nn.Linear(8, 10),
+                ),
+                0,
             )
 
         return make
@@ -331,6 +333,18 @@ class MetricConformance:
         b = metric.score(model_factory(), batch, ctx=ctx)
         assert isinstance(a, float)
         assert a == pytest.approx(b, rel=1e-5, nan_ok=True)
+
+    def test_score_ignores_the_global_generator(self, metric: Metric, model_factory, batch) -> None:
+        """Random numbers come from ``ctx.seed`` (scorers never seed torch's global
+        generator, and other threads share it), so its state must not change a score."""
+        if metric.info.population:
+            return
+        ctx = MetricContext(num_classes=10, seed=0)
+        scores = []
+        for state in (1, 2):
+            torch.manual_seed(state)
+            scores.append(metric.score(model_factory(), batch, ctx=ctx))
+        assert scores[0] == pytest.approx(scores[1], rel=1e-5, nan_ok=True)
 
 
 class OneShotStrategyConformance:

@@ -7,6 +7,7 @@ into the strategy for the rest.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -18,6 +19,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from torch import nn
 
+from nasforge.seeding import LocalRandomness
 from nasforge.training.batches import Batch
 from nasforge.training.clipping import clip_gradients
 
@@ -86,13 +88,20 @@ def train_epoch(
     *,
     grad_clip: float | None = 5.0,
     loss_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor] = F.cross_entropy,
+    randomness: LocalRandomness | None = None,
 ) -> dict[str, float]:
-    """One supervised epoch; returns mean loss and accuracy over the samples seen."""
+    """One supervised epoch; returns mean loss and accuracy over the samples seen.
+
+    ``randomness`` is entered around each forward pass, so dropout and drop-path draw from
+    the caller's generators, not torch's global one; only the forward pays for it (the
+    backward pass and the optimiser step draw nothing).
+    """
     model.train()
     loss_sum, correct, seen = 0.0, 0.0, 0
     for x, y in batches:
         optimizer.zero_grad(set_to_none=True)
-        logits = model(x)
+        with randomness if randomness is not None else contextlib.nullcontext():
+            logits = model(x)
         loss = loss_fn(logits, y)
         loss.backward()
         clip_gradients(model.parameters(), grad_clip)
