@@ -24,7 +24,9 @@ from nasforge.datasets import TensorData
 from nasforge.genotype import Genotype
 from nasforge.result import Result, SearchOutcome, Trial
 from nasforge.search_space import SUPERNET, SearchSpace
+from nasforge.seeding import seeded_build, seeded_generator
 from nasforge.strategy import OneShotStrategy
+from nasforge.supernet import as_supernet, supernet_option_names
 from nasforge.training import (
     CosineSchedule,
     clip_gradients,
@@ -35,7 +37,7 @@ from nasforge.training import (
 )
 from nasforge_darts.bilevel_config import BilevelConfig
 from nasforge_darts.search_data import search_splits
-from nasforge_darts.supernet_view import SupernetView, view_for
+from nasforge_darts.supernet_view import SupernetView
 
 Weights = list[torch.Tensor]
 Batch = tuple[torch.Tensor, torch.Tensor]
@@ -123,11 +125,12 @@ class BilevelSearch(OneShotStrategy):
         cfg = attrs.evolve(self.config, **options) if options else self.config
         space.require(self.requires, by=f"strategy '{self.name}'")
         self.active_config = cfg
-        torch.manual_seed(self.seed)
-        gen = torch.Generator().manual_seed(self.seed)
+        gen = seeded_generator(self.seed)
         train, val = search_splits(data, train_portion=cfg.train_portion, seed=self.seed)
-        module = supernet if supernet is not None else self._build_supernet(space, cfg, train)
-        view = view_for(space, module, **self.view_options())
+        module = supernet
+        if module is None:  # initialised from the seed alone, not from torch's global generator
+            module = seeded_build(lambda: self._build_supernet(space, cfg, train), self.seed)
+        view = SupernetView(as_supernet(module, by=f"strategy '{self.name}'"), **self.view_options())
         w_opt = cfg.weight_optimizer().build(view.weight_parameters())
         a_opt = cfg.arch_optimizer().build(view.arch_parameters())
         lr_at = CosineSchedule(cfg.w_lr, cfg.w_lr_min, cfg.epochs)
@@ -187,7 +190,7 @@ class BilevelSearch(OneShotStrategy):
         options: dict[str, Any] = {"num_classes": train.num_classes}
         if len(train.input_shape) == 3:
             options["in_channels"] = train.input_shape[0]
-        if space.name == "darts":
+        if "layers" in (supernet_option_names(space) or ()):  # a cell-stacking supernet (DARTS's)
             options["layers"] = cfg.darts_layers
         options.update(cfg.supernet)
         return space.supernet(**options)

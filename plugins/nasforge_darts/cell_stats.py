@@ -10,6 +10,8 @@ from collections.abc import Iterable, Sequence
 
 import attrs
 
+from nasforge.supernet_topology import OpSet
+
 
 @attrs.frozen
 class CellStats:
@@ -27,30 +29,24 @@ class CellStats:
         return self.skips / self.edges if self.edges else 0.0
 
 
-def cell_stats(
-    edges: Iterable[tuple[str, int, int]],
-    *,
-    inputs: Sequence[int],
-    skip: str = "skip_connect",
-    zero: str = "none",
-) -> CellStats:
-    """Stats of a cell given as ``(op, source, target)`` triples; ``zero`` edges are absent.
+def cell_stats(edges: Iterable[tuple[str, int, int]], *, inputs: Sequence[int], ops: OpSet) -> CellStats:
+    """Stats of a cell given as ``(op, source, target)`` triples; zero-op edges are absent.
 
-    Parametric ops are those whose name contains ``conv``; pools contain ``pool``.
+    The op roles (skip, parametric, pools, zero) come from the cell's topology.
     """
-    present = [(op, s, t) for op, s, t in edges if op != zero]
+    present = [(op, s, t) for op, s, t in edges if op != ops.zero]
     depth: dict[int, int] = {i: 0 for i in inputs}
     pdepth: dict[int, int] = {i: 0 for i in inputs}
     for op, s, t in sorted(present, key=lambda e: (e[2], e[1])):
         if s not in depth:
             continue  # unreachable source
-        is_param = int("conv" in op)
+        is_param = int(op in ops.parametric)
         depth[t] = max(depth.get(t, 0), depth[s] + 1)
         pdepth[t] = max(pdepth.get(t, 0), pdepth[s] + is_param)
     return CellStats(
-        skips=sum(op == skip for op, _, _ in present),
-        parametric=sum("conv" in op for op, _, _ in present),
-        pools=sum("pool" in op for op, _, _ in present),
+        skips=sum(ops.skip is not None and op == ops.skip for op, _, _ in present),
+        parametric=sum(op in ops.parametric for op, _, _ in present),
+        pools=sum(op in ops.pools for op, _, _ in present),
         edges=len(present),
         depth=max(depth.values()),
         parametric_depth=max(pdepth.values()),

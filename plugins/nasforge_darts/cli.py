@@ -17,6 +17,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from nasforge.atomic_files import atomic_write_text
 from nasforge.cli.options import parse_options
 from nasforge.errors import NasforgeError
 
@@ -151,11 +152,11 @@ def nb201_compare(
         parts += [f"{d} {stats[d + '_mean']:.2f}±{stats[d + '_std']:.2f}" for d in TABLE_DATASETS]
         out.print(f"{label}: " + ", ".join(parts))
     if json_file is not None:
-        json_file.write_text(
-            json.dumps(
-                {"rows": [r.to_json() for r in rows], "summary": summary, "settings": common}, indent=2
-            )
-        )
+        payload = {"rows": [r.to_json() for r in rows], "summary": summary, "settings": common}
+        try:
+            atomic_write_text(json_file, json.dumps(payload, indent=2))
+        except OSError as exc:
+            raise NasforgeError(f"cannot write {json_file}: {exc.strerror or exc}") from exc
 
 
 def main(argv: list[str] | None = None) -> None:

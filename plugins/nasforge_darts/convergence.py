@@ -9,41 +9,43 @@ and tracking trends, not a calibrated rate (research note 3.1, A7).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import torch
+
+from nasforge.supernet_topology import CellTopology
 
 VARIANTS = ("literal", "chain")
 
 
 def convergence_factor(
     weights: torch.Tensor,
-    edges: Sequence[tuple[int, int]],
-    op_names: Sequence[str],
+    cell: CellTopology,
     *,
     variant: str = "literal",
     conv: str = "sum",
-    skip: str = "skip_connect",
 ) -> float:
     """``Lambda(alpha)`` for per-(edge, op) weights (softmax, gate probabilities or 0/1).
 
     ``literal`` multiplies the skip weights of all edges *into* node ``s`` (the theorem as
     printed); ``chain`` those of the path ``0 -> 1 -> ... -> s`` (as its text reads). The
-    last node is the cell's last intermediate node; a missing edge contributes factor 1.
-    ``conv`` aggregates the parametric ops of an edge by ``sum`` or ``max``.
+    last node is the cell's last computed node; a missing edge contributes factor 1 (and
+    an edge of a cell without a skip op factor 0). ``conv`` aggregates the cell's
+    parametric ops on an edge by ``sum`` or ``max``.
     """
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
     if conv not in ("sum", "max"):
         raise ValueError(f"conv must be 'sum' or 'max', got {conv!r}")
     w = weights.detach().double().cpu()
+    edges = cell.edges
     rows = {e: i for i, e in enumerate(edges)}
-    conv_cols = [i for i, n in enumerate(op_names) if "conv" in n]
-    skip_col = list(op_names).index(skip)
+    conv_cols = cell.ops.columns(cell.ops.parametric)
+    skip_col = None if cell.ops.skip is None else cell.ops.column(cell.ops.skip)
     last = max(t for _, t in edges)
 
     def skip_w(s: int, t: int) -> float:
-        return float(w[rows[(s, t)], skip_col]) if (s, t) in rows else 1.0
+        if (s, t) not in rows:
+            return 1.0
+        return 0.0 if skip_col is None else float(w[rows[(s, t)], skip_col])
 
     total = 0.0
     for s in sorted({src for src, t in edges if t == last}):

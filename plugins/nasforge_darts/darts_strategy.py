@@ -12,8 +12,8 @@ from typing import Any, ClassVar
 import attrs
 import torch
 import torch.nn.functional as F
-from attrs import validators as v
 
+from nasforge.option_types import as_float, in_range, one_of
 from nasforge_darts.bilevel_config import BilevelConfig
 from nasforge_darts.bilevel_search import Batch, BilevelSearch, StepContext, Weights
 from nasforge_darts.convergence import convergence_factor
@@ -25,9 +25,9 @@ from nasforge_darts.unrolled import unrolled_arch_gradient
 class DartsConfig(BilevelConfig):
     """DARTS's search settings (50 epochs, batch 64, SGD 0.025 -> 0.001, Adam 3e-4)."""
 
-    order: int = attrs.field(default=1, validator=v.in_((1, 2)))
+    order: int = attrs.field(default=1, validator=one_of((1, 2)))
     #: Finite-difference step of the Hessian-vector product: ``eps_scale / |grad|``.
-    unrolled_eps: float = attrs.field(default=0.01, converter=float, validator=v.gt(0))
+    unrolled_eps: float = attrs.field(default=0.01, converter=as_float, validator=in_range(gt=0))
 
 
 class DartsStrategy(BilevelSearch):
@@ -77,12 +77,11 @@ class DartsStrategy(BilevelSearch):
 
     def diagnostics(self, view: SupernetView, ctx: StepContext) -> dict[str, Any]:
         out: dict[str, float] = {}
-        skip = view.column("skip_connect")
-        for kind, a in zip(view.cell_types, view.arch_parameters(), strict=True):
+        for cell, a in zip(view.cells, view.arch_parameters(), strict=True):
+            kind = cell.name
             w = torch.softmax(a.detach(), dim=-1)
-            out[f"{kind}_mean_skip_weight"] = float(w[:, skip].mean())
+            if cell.ops.skip is not None:
+                out[f"{kind}_mean_skip_weight"] = float(w[:, cell.ops.column(cell.ops.skip)].mean())
             for variant in ("literal", "chain"):
-                out[f"{kind}_lambda_{variant}"] = convergence_factor(
-                    w, view.edges, view.op_names, variant=variant
-                )
+                out[f"{kind}_lambda_{variant}"] = convergence_factor(w, cell, variant=variant)
         return out

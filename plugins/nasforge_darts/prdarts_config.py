@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
-from attrs import validators as v
 
+from nasforge.option_types import MAX_COUNT, OptionError, as_float, in_range, one_of, show, typed
 from nasforge_darts.bilevel_config import BilevelConfig
 from nasforge_darts.edge_select import MODES
 from nasforge_darts.regularisers import PATH_AGGREGATORS
@@ -24,35 +24,35 @@ DERIVATIONS = ("probability", "edge_softmax")
 class PRDartsConfig(BilevelConfig):
     """Gates, regularisers, temperature and derivation of PR-DARTS (defaults: ``paper``)."""
 
-    preset: str = attrs.field(default="paper", validator=v.instance_of(str))
+    preset: str = attrs.field(default="paper", validator=typed)
     # gates [S]: stretch (a, b) and the linear per-epoch temperature tau_max -> tau_min
-    stretch_a: float = attrs.field(default=-0.1, converter=float, validator=v.lt(0))
-    stretch_b: float = attrs.field(default=1.1, converter=float, validator=v.gt(1))
-    tau_max: float = attrs.field(default=10.0, converter=float, validator=v.gt(0))
-    tau_min: float = attrs.field(default=0.1, converter=float, validator=v.gt(0))
+    stretch_a: float = attrs.field(default=-0.1, converter=as_float, validator=in_range(lt=0))
+    stretch_b: float = attrs.field(default=1.1, converter=as_float, validator=in_range(gt=1))
+    tau_max: float = attrs.field(default=10.0, converter=as_float, validator=in_range(gt=0))
+    tau_min: float = attrs.field(default=0.1, converter=as_float, validator=in_range(gt=0))
     # regulariser weights [S]: lambda1 skip > lambda2 non-skip; lambda3 path
-    lambda_skip: float = attrs.field(default=0.01, converter=float, validator=v.ge(0))
-    lambda_nonskip: float = attrs.field(default=0.005, converter=float, validator=v.ge(0))
-    lambda_path: float = attrs.field(default=0.005, converter=float, validator=v.ge(0))
+    lambda_skip: float = attrs.field(default=0.01, converter=as_float, validator=in_range(ge=0))
+    lambda_nonskip: float = attrs.field(default=0.005, converter=as_float, validator=in_range(ge=0))
+    lambda_path: float = attrs.field(default=0.005, converter=as_float, validator=in_range(ge=0))
     #: 'paper': {skip}, {everything else} [S]; 'official-code': {skip}, {none+convs}, {pools} [C]
-    groups: str = attrs.field(default="paper", validator=v.in_(GROUPINGS))
+    groups: str = attrs.field(default="paper", validator=one_of(GROUPINGS))
     #: 'mean': zeta = 1/|E| [R, A9]; 'paper': zeta = 2/(h(h-1)) as printed
-    zeta: str = attrs.field(default="mean", validator=v.in_(("mean", "paper")))
-    hinge: float = attrs.field(default=0.0, converter=float, validator=v.ge(0))
+    zeta: str = attrs.field(default="mean", validator=one_of(("mean", "paper")))
+    hinge: float = attrs.field(default=0.0, converter=as_float, validator=in_range(ge=0))
     #: regularisers over the ops sampled this step only [C]
-    masked: bool = attrs.field(default=False, validator=v.instance_of(bool))
-    path_aggregate: str = attrs.field(default="mean", validator=v.in_(PATH_AGGREGATORS))
-    edge_select: str = attrs.field(default="uniform2", validator=v.in_(MODES))
-    ops_per_edge: int = attrs.field(default=2, validator=[v.instance_of(int), v.ge(1)])
-    op_dropout: float = attrs.field(default=0.4, converter=float, validator=[v.ge(0), v.lt(1)])
+    masked: bool = attrs.field(default=False, validator=typed)
+    path_aggregate: str = attrs.field(default="mean", validator=one_of(PATH_AGGREGATORS))
+    edge_select: str = attrs.field(default="uniform2", validator=one_of(MODES))
+    ops_per_edge: int = attrs.field(default=2, validator=[typed, in_range(ge=1, le=MAX_COUNT)])
+    op_dropout: float = attrs.field(default=0.4, converter=as_float, validator=in_range(ge=0, lt=1))
     #: rank by P(g != 0) [S, R] or by the per-edge softmax of beta [C]
-    derive: str = attrs.field(default="probability", validator=v.in_(DERIVATIONS))
-    distinct_sources: bool = attrs.field(default=True, validator=v.instance_of(bool))
+    derive: str = attrs.field(default="probability", validator=one_of(DERIVATIONS))
+    distinct_sources: bool = attrs.field(default=True, validator=typed)
 
     @tau_min.validator
     def _tau_order(self, _attr: attrs.Attribute, value: float) -> None:
         if value > self.tau_max:
-            raise ValueError(f"tau_min ({value}) must not exceed tau_max ({self.tau_max})")
+            raise OptionError(f"option 'tau_min' ({value}) must not exceed tau_max ({self.tau_max})")
 
 
 PRESETS: dict[str, dict[str, Any]] = {
@@ -91,6 +91,6 @@ PRESETS: dict[str, dict[str, Any]] = {
 
 def prdarts_config(preset: str = "paper", **overrides: Any) -> PRDartsConfig:
     """The preset's config with ``overrides`` applied on top."""
-    if preset not in PRESETS:
-        raise ValueError(f"unknown PR-DARTS preset {preset!r}; known: {sorted(PRESETS)}")
+    if not isinstance(preset, str) or preset not in PRESETS:
+        raise OptionError(f"unknown PR-DARTS preset {show(preset)}; known: {', '.join(sorted(PRESETS))}")
     return PRDartsConfig(preset=preset, **{**PRESETS[preset], **overrides})

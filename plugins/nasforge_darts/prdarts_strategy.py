@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 import torch
 import torch.nn.functional as F
 
+from nasforge.supernet_topology import OpSet
 from nasforge.training import LinearSchedule
 from nasforge_darts.bilevel_config import BilevelConfig
 from nasforge_darts.bilevel_search import Batch, BilevelSearch, StepContext, Weights
@@ -26,17 +27,15 @@ from nasforge_darts.prdarts_config import PRDartsConfig, prdarts_config
 from nasforge_darts.regularisers import OpGroup, group_penalty, path_reward
 from nasforge_darts.supernet_view import SupernetView
 
-SKIP, NONE = "skip_connect", "none"
 
-
-def op_groups(op_names: tuple[str, ...], cfg: PRDartsConfig) -> list[OpGroup]:
-    """The penalised groups of ``cfg.groups`` for this op set (addressed by name)."""
-    skip = OpGroup("skip", (SKIP,), cfg.lambda_skip)
+def op_groups(ops: OpSet, cfg: PRDartsConfig) -> list[OpGroup]:
+    """The penalised groups of ``cfg.groups`` for this op set (addressed by role)."""
+    skip = OpGroup("skip", () if ops.skip is None else (ops.skip,), cfg.lambda_skip)
     if cfg.groups == "paper":
-        rest = tuple(op for op in op_names if op != SKIP)
+        rest = tuple(op for op in ops.names if op != ops.skip)
         return [skip, OpGroup("non_skip", rest, cfg.lambda_nonskip)]
-    pools = tuple(op for op in op_names if "pool" in op)
-    rest = tuple(op for op in op_names if op != SKIP and op not in pools)
+    pools = tuple(op for op in ops.names if op in ops.pools)
+    rest = tuple(op for op in ops.names if op != ops.skip and op not in pools)
     return [
         skip,
         OpGroup("non_skip", rest, cfg.lambda_nonskip),
@@ -51,23 +50,29 @@ def regulariser(
     cfg: PRDartsConfig,
     masks: list[torch.Tensor] | None = None,
 ) -> tuple[torch.Tensor, dict[str, float]]:
-    """``sum_groups lambda_g L_g - lambda3 L_path``, averaged over the cell types."""
+    """``sum_groups lambda_g L_g - lambda3 L_path``, averaged over the cell types.
+
+    Each cell type's groups, node count, parametric ops and chain come from its topology;
+    a group none of whose ops the cell has costs nothing.
+    """
     gate = HardConcreteGate(cfg.stretch_a, cfg.stretch_b)
-    groups = op_groups(view.op_names, cfg)
-    h = view.num_nodes
-    zeta = 1.0 / len(view.edges) if cfg.zeta == "mean" else 2.0 / (h * (h - 1))
-    convs = view.columns(lambda n: "conv" in n)
     total = betas[0].sum() * 0.0
     info: dict[str, float] = {}
-    for i, (kind, beta) in enumerate(zip(view.cell_types, betas, strict=True)):
+    for i, (cell, beta) in enumerate(zip(view.cells, betas, strict=True)):
+        kind, h = cell.name, cell.num_nodes
+        zeta = 1.0 / len(cell.edges) if cfg.zeta == "mean" else 2.0 / (h * (h - 1))
         p = gate.prob_nonzero(beta, tau)
         mask = masks[i] if (masks is not None and cfg.masked) else None
-        for g in groups:
-            cols = [view.column(op) for op in g.ops if op in view.op_names]
+        for g in op_groups(cell.ops, cfg):
+            cols = cell.ops.columns(g.ops)
+            if not cols:
+                info[f"{kind}_L_{g.name}"] = 0.0
+                continue
             value = group_penalty(p, cols, zeta=zeta, mask=mask, hinge=cfg.hinge)
             total = total + g.weight * value / len(betas)
             info[f"{kind}_L_{g.name}"] = float(value.detach())
-        path = path_reward(p, view.chain, convs, aggregate=cfg.path_aggregate, mask=mask)
+        convs = cell.ops.columns(cell.ops.parametric)
+        path = path_reward(p, cell.chain, convs, aggregate=cfg.path_aggregate, mask=mask)
         total = total - cfg.lambda_path * path / len(betas)
         info[f"{kind}_L_path"] = float(path.detach())
     return total, info
@@ -92,7 +97,7 @@ class PRDartsStrategy(BilevelSearch):
         return self.active_config  # type: ignore[return-value]
 
     def view_options(self) -> dict[str, Any]:
-        return {"distinct_sources": self.cfg.distinct_sources, "exclude_none": True}
+        return {"distinct_sources": self.cfg.distinct_sources, "exclude_zero": True}
 
     def _gate(self) -> HardConcreteGate:
         return HardConcreteGate(self.cfg.stretch_a, self.cfg.stretch_b)
@@ -103,8 +108,8 @@ class PRDartsStrategy(BilevelSearch):
 
     def _sample(self, view: SupernetView, ctx: StepContext) -> tuple[Weights, Weights]:
         weights, masks = [], []
-        exclude = [view.column(NONE)] if NONE in view.op_names else []
-        for beta in view.arch_parameters():
+        for cell, beta in zip(view.cells, view.arch_parameters(), strict=True):
+            exclude = [] if cell.ops.zero is None else [cell.ops.column(cell.ops.zero)]
             g = self._gate().sample(beta, self.tau, generator=ctx.generator)
             self.exact_zero_sum += float((g.detach() == 0).float().mean())
             self.gate_draws += 1
@@ -165,13 +170,13 @@ class PRDartsStrategy(BilevelSearch):
         if self.gate_draws:
             out["exact_zero_gates"] = self.exact_zero_sum / self.gate_draws  # D4
         gate = self._gate()
-        for kind, beta in zip(view.cell_types, view.arch_parameters(), strict=True):
+        for cell, beta in zip(view.cells, view.arch_parameters(), strict=True):
+            kind = cell.name
             p = gate.prob_nonzero(beta.detach(), self.tau)
             out[f"{kind}_mean_activation"] = float(p.mean())  # D5
             out[f"{kind}_density"] = float((p > 0.5).float().mean())
-            out[f"{kind}_mean_skip_activation"] = float(p[:, view.column(SKIP)].mean())
+            if cell.ops.skip is not None:
+                out[f"{kind}_mean_skip_activation"] = float(p[:, cell.ops.column(cell.ops.skip)].mean())
             for variant in ("literal", "chain"):  # D7, Theorem 1
-                out[f"{kind}_lambda_{variant}"] = convergence_factor(
-                    p, view.edges, view.op_names, variant=variant
-                )
+                out[f"{kind}_lambda_{variant}"] = convergence_factor(p, cell, variant=variant)
         return out

@@ -18,6 +18,7 @@ import attrs
 from rich.console import Console
 
 from nasforge.api import build_spec, load_space
+from nasforge.atomic_files import atomic_write_text
 from nasforge.export import export_bundle
 from nasforge.one_shot_run import run_one_shot
 from nasforge.result import SearchOutcome
@@ -90,5 +91,5 @@ def search_and_export(
         "final_metrics": outcome.best_result.metadata["metrics"] if outcome.best_result else {},
         "produced_by": {k: v for k, v in outcome.produced_by.items() if k != "arch_parameters"},
     }
-    (run_dir / "outcome.json").write_text(json.dumps(summary, indent=2, default=str))
+    atomic_write_text(run_dir / "outcome.json", json.dumps(summary, indent=2, default=str))
     return SearchRun(outcome, run_dir, genotype_file, onnx_file, diff, time.perf_counter() - start)

@@ -5,10 +5,15 @@ The architecture parameters are ordinary ``nn.Parameter`` s (``alphas_normal``,
 ``.to(device)`` and live in ``state_dict``; :meth:`arch_parameters` and
 :meth:`weight_parameters` split them for the two optimisers of bilevel search.
 
-``forward(x, weights)`` takes the per-edge op weights from outside: DARTS feeds softmax(alpha),
-PR-DARTS feeds sampled stochastic gates, other methods Gumbel samples. An op whose weight
-is exactly zero is not computed at all (that is where sparse gates save time), and the
-zero op never is (its output, and so its gradient, is always zero).
+``forward(x, weights, sparse=...)`` takes the per-edge op weights from outside: DARTS feeds
+softmax(alpha), PR-DARTS feeds sampled stochastic gates, NASI Gumbel samples. An op whose
+weight is exactly zero is not computed at all (that is where sparse gates save time)
+when ``sparse`` is set or the weights need no gradient; otherwise every op runs, so a
+straight-through gradient reaches the ops a sample switched off. The zero op never runs
+(its output, and so its gradient, is always zero).
+
+It follows the core's supernet contract (:mod:`nasforge.supernet`) with the two cells of
+:data:`~nasforge_darts.cell_topology.TOPOLOGY`.
 """
 
 from __future__ import annotations
@@ -20,10 +25,16 @@ import torch
 from attrs import validators as v
 from torch import nn
 
+from nasforge.genotype import Genotype
+from nasforge.supernet import KeptCells, SupernetMixin
+from nasforge.supernet_topology import CellTopology, KeptEdge
+from nasforge_darts.cell_genotype import CellGenotype
+from nasforge_darts.cell_topology import TOPOLOGY
 from nasforge_darts.ops import FactorizedReduce, ReLUConvBN, make_op
 from nasforge_darts.primitives import (
     CELL_TYPES,
     CONCAT,
+    EDGES_PER_NODE,
     INPUTS,
     NONE,
     NUM_EDGES,
@@ -117,8 +128,10 @@ class SearchCell(nn.Module):
         return torch.cat([states[i] for i in CONCAT], dim=1)
 
 
-class SearchNetwork(nn.Module):
+class SearchNetwork(SupernetMixin, nn.Module):
     """Stem, ``layers`` search cells (reductions at floor(L/3), floor(2L/3)), classifier."""
+
+    topology: tuple[CellTopology, ...] = TOPOLOGY
 
     def __init__(self, config: SupernetConfig | None = None, **options: object) -> None:
         super().__init__()
@@ -167,16 +180,21 @@ class SearchNetwork(nn.Module):
         return [torch.softmax(a, dim=-1) for a in self.arch_parameters()]
 
     # --- forward --------------------------------------------------------------------
-    def forward(self, x: torch.Tensor, weights: Sequence[torch.Tensor] | None = None) -> torch.Tensor:
-        """Logits; ``weights`` = (normal, reduce) edge weights, default softmax(alphas)."""
+    def forward(
+        self, x: torch.Tensor, weights: Sequence[torch.Tensor] | None = None, *, sparse: bool = False
+    ) -> torch.Tensor:
+        """Logits; ``weights`` = (normal, reduce) edge weights, default softmax(alphas).
+
+        Zero-weight ops are skipped when ``sparse`` or when the weights need no gradient.
+        """
         w_normal, w_reduce = self.edge_weights() if weights is None else weights
         for w in (w_normal, w_reduce):
             if w.shape != self.alphas_normal.shape:
                 raise ValueError(
                     f"edge weights must have shape {tuple(self.alphas_normal.shape)}, got {tuple(w.shape)}"
                 )
-        active_normal = _active_ops(w_normal)
-        active_reduce = _active_ops(w_reduce)
+        active_normal = _active_ops(w_normal, skip_zero=sparse or not w_normal.requires_grad)
+        active_reduce = _active_ops(w_reduce, skip_zero=sparse or not w_reduce.requires_grad)
         s0 = s1 = self.stem(x)
         for cell in self.cells:
             if cell.reduction:
@@ -186,11 +204,38 @@ class SearchNetwork(nn.Module):
             s0, s1 = s1, out
         return self.classifier(self.global_pool(s1).flatten(1))
 
+    # --- the contract's discrete views ------------------------------------------------
+    def kept_edges(self, g: Genotype) -> tuple[tuple[KeptEdge, ...], ...]:
+        """Per cell type, the (op, source, node) edges of ``g``; node ``2 + i`` reads edges 2i, 2i+1."""
+        cells = CellGenotype.from_choices(g.choices)
+        return tuple(
+            tuple(
+                KeptEdge(op, src, INPUTS + k // EDGES_PER_NODE)
+                for k, (op, src) in enumerate(cells.cell(kind))
+            )
+            for kind in CELL_TYPES
+        )
+
+    def genotype_of(self, kept: KeptCells) -> Genotype:
+        """The DARTS genotype keeping ``kept``: each node's edges in the order given."""
+        from nasforge_darts.space import DartsSpace  # the space module builds this one lazily
+
+        cells = []
+        for cell, edges in zip(self.topology, kept, strict=True):
+            cell.check_kept(edges)
+            ordered = sorted(edges, key=lambda e: e.target)  # stable: keeps each node's rank order
+            cells.append([(e.op, e.source) for e in ordered])
+        return DartsSpace().from_cells(CellGenotype(normal=cells[0], reduce=cells[1]))
+
 
 _NONE_COLUMN = PRIMITIVES.index(NONE)
 
 
-def _active_ops(weights: torch.Tensor) -> list[list[int]]:
-    """Per edge, the columns worth computing: non-zero weight, and never the zero op."""
+def _active_ops(weights: torch.Tensor, *, skip_zero: bool) -> list[list[int]]:
+    """Per edge, the columns worth computing: never the zero op, and with ``skip_zero``
+    only those of non-zero weight."""
+    if not skip_zero:
+        every = [i for i in range(weights.shape[1]) if i != _NONE_COLUMN]
+        return [every] * weights.shape[0]
     nonzero = (weights.detach() != 0).tolist()
     return [[i for i, on in enumerate(row) if on and i != _NONE_COLUMN] for row in nonzero]

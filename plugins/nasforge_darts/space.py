@@ -16,6 +16,7 @@ from torch import nn
 
 from nasforge.errors import InvalidGenotypeError
 from nasforge.genotype import Genotype
+from nasforge.option_types import OptionError, check_options, first_line
 from nasforge.search_space import (
     BUILD,
     ENCODE,
@@ -47,6 +48,10 @@ class DartsSpace(SearchSpace):
     version: ClassVar[str] = "1"
     capabilities: ClassVar[frozenset[str]] = frozenset({SAMPLE, MUTATE, NEIGHBOURS, ENCODE, BUILD, SUPERNET})
     op_names: ClassVar[tuple[str, ...]] = PRIMITIVES
+    #: What ``supernet(**cfg)`` takes (the fields of ``search_network.SupernetConfig``).
+    supernet_options: ClassVar[frozenset[str]] = frozenset(
+        {"C", "layers", "num_classes", "in_channels", "stem_multiplier", "arch_init_std"}
+    )
 
     # --- structure ------------------------------------------------------------------
     def _validate_choices(self, choices: tuple[str | int, ...]) -> None:
@@ -143,14 +148,65 @@ class DartsSpace(SearchSpace):
         """The evaluation network: ``dataset='cifar'`` (default) or ``'imagenet'``.
 
         See :func:`nasforge_darts.eval_network.build_network` for the options
-        (``C``, ``layers``, ``num_classes``, ``auxiliary``, ``drop_path``, ``in_channels``).
+        (``C``, ``layers``, ``num_classes``, ``auxiliary``, ``drop_path``, ``in_channels``);
+        they are user input (``--build-option``), so a bad one is a one-line OptionError.
         """
-        from nasforge_darts.eval_network import build_network
+        from nasforge_darts.eval_network import EvalNetwork
 
-        return build_network(self.cells(g), **cfg)
+        cells = self.cells(g)
+        return EvalNetwork(cells, network_config(cfg))
 
     def supernet(self, **cfg: Any) -> nn.Module:
         """The DARTS search network with explicit ``alphas_normal`` / ``alphas_reduce``."""
         from nasforge_darts.search_network import SearchNetwork
 
-        return SearchNetwork(**cfg)
+        return SearchNetwork(supernet_config(cfg))
+
+
+#: Most weights a network may have (about 4 GB of float32): past this a typo in C or
+#: layers allocates until the machine gives up instead of failing.
+MAX_PARAMETERS = 10**9
+
+
+def network_config(options: dict[str, Any]) -> Any:
+    """The evaluation network's config from user options, or a one-line OptionError."""
+    from nasforge_darts.eval_config import EvalNetConfig
+
+    config = _checked("darts network", EvalNetConfig, options, EvalNetConfig.create)
+    # per cell: 8 edges of at most a sep_conv_5x5 (2c^2 + 50c) and two 1x1 preprocessors
+    # (up to 8c^2); a third of the cells at each of C, 2C, 4C -> 168 L C^2 in all
+    _check_size(
+        "darts network", config, 168 * config.layers * config.C**2 + 16 * config.C * config.num_classes
+    )
+    return config
+
+
+def supernet_config(options: dict[str, Any]) -> Any:
+    """The search network's config from user options, or a one-line OptionError."""
+    from nasforge_darts.search_network import SupernetConfig
+
+    config = _checked("darts supernet", SupernetConfig, options, SupernetConfig)
+    # per cell: 14 edges holding every op (about 6c^2) and the preprocessors -> 644 L C^2
+    _check_size(
+        "darts supernet", config, 644 * config.layers * config.C**2 + 16 * config.C * config.num_classes
+    )
+    return config
+
+
+def _checked(owner: str, config_class: type, options: dict[str, Any], make: Any) -> Any:
+    given = {k: v for k, v in options.items() if v is not None}  # None keeps the default
+    check_options(owner, config_class, given)
+    try:
+        return make(**options)
+    except OptionError:
+        raise
+    except (TypeError, ValueError) as exc:  # the config's own range checks
+        raise OptionError(f"{owner}: {first_line(exc)}") from exc
+
+
+def _check_size(owner: str, config: Any, parameters: int) -> None:
+    if parameters > MAX_PARAMETERS:
+        raise OptionError(
+            f"{owner} with C={config.C}, layers={config.layers} would have about "
+            f"{parameters:.2g} parameters (at most {MAX_PARAMETERS:.0g})"
+        )

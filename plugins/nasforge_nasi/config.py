@@ -8,68 +8,67 @@ trainable weights in the proxy (A2), exact straight-through gradients (A9).
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import attrs
-from attrs import validators as v
+
+from nasforge.option_types import MAX_COUNT, OptionError, as_dict, as_float, as_tuple, in_range, one_of, typed
 
 MODES = ("fix", "ada")
 LABELS = ("true", "random")
 INPUTS = ("true", "gaussian")
 PAIRINGS = ("rank-pair", "shared-argmax-op")
 
-
-def _positive_or_none(_inst: Any, attr: attrs.Attribute, value: float | None) -> None:
-    if value is not None and not (math.isfinite(value) and value > 0):
-        raise ValueError(f"{attr.name} must be a positive number or None, got {value!r}")
-
-
-def _shape_or_none(_inst: Any, attr: attrs.Attribute, value: tuple[int, ...] | None) -> None:
-    if value is not None and (not value or any(not isinstance(d, int) or d < 1 for d in value)):
-        raise ValueError(f"{attr.name} must be a tuple of positive ints, got {value!r}")
-
-
-def _optional_tuple(value: Any) -> tuple[int, ...] | None:
-    return None if value is None else tuple(int(d) for d in value)
+_count = [typed, in_range(ge=1, le=MAX_COUNT)]
 
 
 @attrs.frozen
 class NasiConfig:
-    """Settings of :func:`nasforge_nasi.run_nasi` and the ``nasi`` strategy."""
+    """Settings of :func:`nasforge_nasi.run_nasi` and the ``nasi`` strategy.
+
+    Each field is checked for its type (an int is never a bool, a number is finite) and
+    range with :class:`~nasforge.option_types.OptionError`: all are settable with ``-o``.
+    """
 
     #: T: Monte-Carlo samples (search steps), each one architecture and one batch.
-    steps: int = attrs.field(default=100, validator=[v.instance_of(int), v.ge(1)])
+    steps: int = attrs.field(default=100, validator=_count)
     #: b: mini-batch size of the proxy.
-    batch_size: int = attrs.field(default=64, validator=[v.instance_of(int), v.ge(1)])
+    batch_size: int = attrs.field(default=64, validator=_count)
     #: μ: penalty coefficient (paper: 2 in DARTS, 1 in small spaces; 0 = no constraint).
-    mu: float = attrs.field(default=2.0, converter=float, validator=v.ge(0.0))
+    mu: float = attrs.field(default=2.0, converter=as_float, validator=in_range(ge=0.0))
     #: "fix" (NASI-FIX, eq. 40) or "ada" (NASI-ADA, eq. 41).
-    mode: str = attrs.field(default="fix", validator=v.in_(MODES))
+    mode: str = attrs.field(default="fix", validator=one_of(MODES))
     #: ν (fix) or ν₀ (ada); None calibrates it by eq. 40 before the search.
-    nu0: float | None = attrs.field(default=None, validator=_positive_or_none)
+    nu0: float | None = attrs.field(default=None, validator=[typed, in_range(gt=0.0)])
     #: N: random architectures averaged by eq. 40.
-    calibration_samples: int = attrs.field(default=50, validator=[v.instance_of(int), v.ge(1)])
-    tau: float = attrs.field(default=1.0, converter=float, validator=v.gt(0.0))
-    xi: float = attrs.field(default=1.0, converter=float, validator=v.gt(0.0))
+    calibration_samples: int = attrs.field(default=50, validator=_count)
+    tau: float = attrs.field(default=1.0, converter=as_float, validator=in_range(gt=0.0))
+    xi: float = attrs.field(default=1.0, converter=as_float, validator=in_range(gt=0.0))
     #: "random": uniform labels drawn once per example (label-agnostic, A23).
-    labels: str = attrs.field(default="true", validator=v.in_(LABELS))
+    labels: str = attrs.field(default="true", validator=one_of(LABELS))
     #: "gaussian": N(0, I) inputs and uniform labels every step (data-agnostic, A24).
-    inputs: str = attrs.field(default="true", validator=v.in_(INPUTS))
-    loss: str = attrs.field(default="cross_entropy", validator=v.in_(("cross_entropy", "mse")))
+    inputs: str = attrs.field(default="true", validator=one_of(INPUTS))
+    loss: str = attrs.field(default="cross_entropy", validator=one_of(("cross_entropy", "mse")))
     #: GDAS-style: run only the sampled ops (faster; biased straight-through gradient, A9).
-    single_path: bool = attrs.field(default=False, validator=v.instance_of(bool))
+    single_path: bool = attrs.field(default=False, validator=typed)
     #: DARTS derivation: how the top-2 ops pair with the top-2 inputs of a node (A12).
-    pairing: str = attrs.field(default="rank-pair", validator=v.in_(PAIRINGS))
-    seed: int = attrs.field(default=0, validator=v.instance_of(int))
+    pairing: str = attrs.field(default="rank-pair", validator=one_of(PAIRINGS))
+    seed: int = attrs.field(default=0, validator=typed)
     #: Options of ``space.supernet(...)``; num_classes/in_channels default to the data's.
-    supernet: dict[str, Any] = attrs.field(factory=dict, converter=dict)
+    supernet: dict[str, Any] = attrs.field(factory=dict, converter=as_dict)
     #: Input shape (C, H, W) for data-agnostic runs without a dataset.
-    input_shape: tuple[int, ...] | None = attrs.field(
-        default=None, converter=_optional_tuple, validator=_shape_or_none
-    )
-    num_classes: int | None = attrs.field(default=None, validator=v.optional(v.ge(1)))
-    device: str = attrs.field(default="cpu", validator=v.instance_of(str))
+    input_shape: tuple[int, ...] | None = attrs.field(default=None, converter=as_tuple)
+    num_classes: int | None = attrs.field(default=None, validator=[typed, in_range(ge=1, le=MAX_COUNT)])
+    device: str = attrs.field(default="cpu", validator=typed)
+
+    @input_shape.validator
+    def _shape(self, attr: attrs.Attribute, value: tuple[int, ...] | None) -> None:
+        if value is None:
+            return
+        if not value:
+            raise OptionError("option 'input_shape' needs at least one dimension, got []")
+        for size in value:
+            in_range(ge=1, le=MAX_COUNT)(self, attr, size)
 
     def to_json(self) -> dict[str, Any]:
         data = attrs.asdict(self)

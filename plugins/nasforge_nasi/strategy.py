@@ -9,7 +9,6 @@ dataset name, or None for data-agnostic runs (``inputs="gaussian"`` with
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -24,11 +23,13 @@ from nasforge.genotype import Genotype
 from nasforge.registry import get_registry
 from nasforge.result import Result, SearchOutcome, Trial
 from nasforge.search_space import SUPERNET, SearchSpace
+from nasforge.seeding import seeded_build
 from nasforge.strategy import OneShotStrategy
+from nasforge.supernet import as_supernet, supernet_option_names
 from nasforge_nasi.batches import ProxyBatches
 from nasforge_nasi.config import NasiConfig
 from nasforge_nasi.search import run_nasi
-from nasforge_nasi.select_relaxation import relaxation_for
+from nasforge_nasi.supernet_relaxation import relaxation_for
 
 PROGRESS_COLUMNS = (
     TextColumn("{task.description}"),
@@ -80,9 +81,9 @@ class Nasi(OneShotStrategy):
             num_classes=config.num_classes,
         )
         supernet_options = supernet_defaults(space, config, batches)
-        torch.manual_seed(config.seed)  # θ₀ is drawn once, from the seed (A5)
-        supernet = space.supernet(**supernet_options)
-        relaxation = relaxation_for(space, supernet, config)
+        # θ₀ is drawn once, from the seed (A5), by this call alone (not torch's global generator)
+        supernet = seeded_build(lambda: space.supernet(**supernet_options), config.seed)
+        relaxation = relaxation_for(as_supernet(supernet, by=f"strategy '{self.name}'"), config)
         trials: list[Trial] = []
         bar = Progress(*PROGRESS_COLUMNS, console=self.console, disable=not self.progress, transient=False)
         task = bar.add_task("nasi samples", total=config.steps, info="")
@@ -144,17 +145,9 @@ def supernet_defaults(space: SearchSpace, config: NasiConfig, batches: ProxyBatc
     """The user's supernet options, with classes and input channels taken from the data
     where the space's supernet accepts them (so digits' 1x8x8 works with no options)."""
     opts = dict(config.supernet)
-    accepted = _accepted_options(space)
+    accepted = supernet_option_names(space)
     if accepted is None or "num_classes" in accepted:
         opts.setdefault("num_classes", batches.num_classes)
     if accepted is None or "in_channels" in accepted:
         opts.setdefault("in_channels", batches.input_shape[0])
     return opts
-
-
-def _accepted_options(space: SearchSpace) -> set[str] | None:
-    """Keyword names the space's supernet takes, or None when it takes ``**cfg``."""
-    params = inspect.signature(space.supernet).parameters
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
-        return None
-    return set(params)

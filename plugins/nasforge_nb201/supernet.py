@@ -11,6 +11,10 @@ Zero-weight ops are skipped when that cannot change a gradient (the weights do n
 require grad, or the caller asks for ``sparse=True``), so a one-hot weight matrix runs
 only its single path: the uniform single-path training of NESBS costs about what a
 stand-alone network costs.
+
+It follows the core's supernet contract (:mod:`nasforge.supernet`): its one cell is
+:data:`TOPOLOGY`, six edges that each keep one op, so every one-shot method reads it
+without knowing it is NAS-Bench-201.
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ import torch
 from torch import nn
 
 from nasforge.genotype import Genotype
+from nasforge.supernet import KeptCells, SupernetMixin
+from nasforge.supernet_topology import CellTopology, KeptEdge, OneOpPerEdge, OpSet
 from nasforge_nb201.arch import (
     EDGES,
     NUM_EDGES,
@@ -43,6 +49,23 @@ ALPHA_SHAPE = (NUM_EDGES, NUM_OPS)
 ALPHA_INIT_SCALE = 1e-3
 
 Active = Sequence[Sequence[int]]
+
+#: The cell as the supernet contract describes it: edges (source, target) in alpha row
+#: order, the five ops with their roles, one input, node 3 the output, one op per edge.
+TOPOLOGY = CellTopology(
+    name="cell",
+    ops=OpSet(
+        OP_NAMES,
+        zero="none",
+        skip="skip_connect",
+        parametric=("nor_conv_1x1", "nor_conv_3x3"),
+        pools=("avg_pool_3x3",),
+    ),
+    edges=tuple((src, dst) for dst, src in EDGES),
+    inputs=(0,),
+    output=(NUM_NODES - 1,),
+    rule=OneOpPerEdge(),
+)
 
 
 class MixedOp(nn.Module):
@@ -85,8 +108,10 @@ class MixedCell(nn.Module):
         return nodes[-1]
 
 
-class NB201Supernet(MacroNetwork):
+class NB201Supernet(SupernetMixin, MacroNetwork):
     """The one-shot network of the space; ``alphas`` are its architecture parameters."""
+
+    topology: tuple[CellTopology, ...] = (TOPOLOGY,)
 
     def __init__(
         self,
@@ -115,12 +140,13 @@ class NB201Supernet(MacroNetwork):
     def forward(
         self,
         x: torch.Tensor,
-        weights: torch.Tensor | Genotype | None = None,
+        weights: Sequence[torch.Tensor] | torch.Tensor | Genotype | None = None,
         *,
         sparse: bool = False,
     ) -> torch.Tensor:
         """Logits of ``x`` under edge weights of shape (6, 5).
 
+        ``weights`` is the contract's one-tensor sequence or the tensor itself;
         ``weights=None`` uses ``softmax(alphas)`` (DARTS); a Genotype runs its single
         path. ``sparse=True`` also skips zero-weight ops when the weights need gradients
         (GDAS-style: only the selected ops' weights then receive a gradient; a
@@ -130,6 +156,12 @@ class NB201Supernet(MacroNetwork):
             weights = torch.softmax(self.alphas, dim=-1)
         elif isinstance(weights, Genotype):
             weights = self.one_hot(weights)
+        elif isinstance(weights, list | tuple):
+            if len(weights) != 1:
+                raise ValueError(
+                    f"edge weights must be one (6, 5) tensor (one cell type), got {len(weights)}"
+                )
+            weights = weights[0]
         w = _check_weights(weights)
         if sparse or not w.requires_grad:
             nonzero = w.detach().ne(0).cpu().tolist()  # one host sync per forward
@@ -138,12 +170,26 @@ class NB201Supernet(MacroNetwork):
             active = [range(NUM_OPS)] * NUM_EDGES
         return self.run(x, lambda cell, h: cell(h, w, active))
 
+    # --- the contract's discrete views --------------------------------------------------
+    def kept_edges(self, g: Genotype) -> tuple[tuple[KeptEdge, ...], ...]:
+        """The op each edge of ``g`` keeps, in alpha row order."""
+        ops = _ops_of(g)
+        return (tuple(KeptEdge(op, src, dst) for op, (src, dst) in zip(ops, TOPOLOGY.edges, strict=True)),)
+
+    def genotype_of(self, kept: KeptCells) -> Genotype:
+        """The cell keeping ``kept`` (one op per edge, in any order)."""
+        (cell,) = kept
+        TOPOLOGY.check_kept(cell)
+        ops = [""] * NUM_EDGES
+        for e in cell:
+            ops[TOPOLOGY.row(e.source, e.target)] = e.op
+        return Genotype(space=SPACE_NAME, version=SPACE_VERSION, choices=tuple(ops))
+
     # --- discrete views -----------------------------------------------------------------
     def genotype(self, weights: torch.Tensor | None = None) -> Genotype:
         """The argmax cell of ``weights`` (default: the alphas) as a nasforge Genotype."""
         w = _check_weights(self.alphas if weights is None else weights)
-        ops = tuple(OP_NAMES[k] for k in w.detach().argmax(dim=-1).tolist())
-        return Genotype(space=SPACE_NAME, version=SPACE_VERSION, choices=ops)
+        return self.derive([w])  # the one-op-per-edge rule of TOPOLOGY
 
     def one_hot(self, g: Genotype | Sequence[str]) -> torch.Tensor:
         """(6, 5) one-hot weights selecting the ops of ``g`` (no gradient)."""

@@ -37,6 +37,9 @@ class SearchSpace(abc.ABC):
     capabilities: ClassVar[frozenset[str]] = frozenset({SAMPLE, MUTATE})
     #: Every operation name a genotype of this space may contain (exported as metadata).
     op_names: ClassVar[tuple[str, ...]] = ()
+    #: Keyword options :meth:`supernet` takes, declared by spaces whose ``supernet`` takes
+    #: ``**cfg``; None reads them from its signature (see ``nasforge.supernet_option_names``).
+    supernet_options: ClassVar[frozenset[str] | None] = None
 
     # --- identity -------------------------------------------------------------------
     def genotype(self, choices: Sequence[str | int]) -> Genotype:

@@ -49,7 +49,7 @@ def test_discovered_by_nasforge_plugins(installed: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     hello = next(p for p in json.loads(proc.stdout) if p["name"] == "hello")
     assert hello["ok"] and hello["distribution"] == "nasforge-hello"
-    assert {"strategy:hill-climb", "metric:weight-norm"} <= set(hello["provides"])
+    assert {"strategy:hill-climb", "metric:weight-norm", "space:hello-cell"} <= set(hello["provides"])
 
 
 def test_usable_from_the_cli(installed: Path, tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from nasforge import hookimpl
+from nasforge_hello.cell_space import HelloCellSpace
 from nasforge_hello.hill_climb import HillClimb
 from nasforge_hello.weight_norm import WeightNorm
 
@@ -15,3 +16,8 @@ def nasforge_register_strategies() -> list[type]:
 @hookimpl
 def nasforge_register_metrics() -> list[type]:
     return [WeightNorm]
+
+
+@hookimpl
+def nasforge_register_search_spaces() -> list[type]:
+    return [HelloCellSpace]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
+from nasforge.supernet_topology import OpSet
 from nasforge_darts.cell_stats import cell_stats
 from nasforge_darts.convergence import convergence_factor
 from nasforge_darts.edge_select import select_edges
@@ -14,7 +15,7 @@ from nasforge_darts.prdarts_strategy import regulariser
 from nasforge_darts.primitives import PRIMITIVES
 from nasforge_darts.published import DARTS_V1, DARTS_V2, PR_DARTS
 from nasforge_darts.space import DartsSpace
-from nasforge_darts.supernet_view import DartsCellView
+from nasforge_darts.supernet_view import SupernetView
 
 GATE = HardConcreteGate()
 SPACE = DartsSpace()
@@ -49,8 +50,8 @@ def test_gate_is_differentiable_and_deterministic_gate_is_clipped() -> None:
         GATE.sample(beta, 0.0)
 
 
-def _view() -> DartsCellView:
-    return DartsCellView(SPACE, SPACE.supernet(C=2, layers=3))
+def _view() -> SupernetView:
+    return SupernetView(SPACE.supernet(C=2, layers=3))
 
 
 @pytest.mark.parametrize(
@@ -120,20 +121,27 @@ def test_published_cell_stats(text: str, kind: str, skips: int, depth: int, pdep
 
 
 def test_cell_stats_ignores_zero_edges() -> None:
-    s = cell_stats([("none", 0, 1), ("nor_conv_3x3", 0, 2), ("skip_connect", 2, 3)], inputs=(0,))
+    ops = OpSet(
+        ("none", "skip_connect", "nor_conv_3x3"),
+        zero="none",
+        skip="skip_connect",
+        parametric=["nor_conv_3x3"],
+    )
+    s = cell_stats([("none", 0, 1), ("nor_conv_3x3", 0, 2), ("skip_connect", 2, 3)], inputs=(0,), ops=ops)
     assert (s.edges, s.skips, s.parametric, s.depth, s.parametric_depth) == (2, 1, 1, 2, 1)
 
 
 def test_convergence_factor_grows_with_skips_on_the_shared_path() -> None:
     view = _view()
+    cell = view.cells[0]
     one_hot = view.one_hot(SPACE.parse(PR_DARTS))[0]
-    plain = convergence_factor(one_hot, view.edges, view.op_names)
+    plain = convergence_factor(one_hot, cell)
     # put skips on every edge into nodes 2..4, keep the convs into node 5
     w = one_hot.clone()
-    for row, (_, t) in enumerate(view.edges):
+    for row, (_, t) in enumerate(cell.edges):
         if t < 5:
             w[row, PRIMITIVES.index("skip_connect")] = 1.0
-    assert convergence_factor(w, view.edges, view.op_names) > plain > 0
-    assert convergence_factor(w, view.edges, view.op_names, variant="chain") > 0
+    assert convergence_factor(w, cell) > plain > 0
+    assert convergence_factor(w, cell, variant="chain") > 0
     with pytest.raises(ValueError):
-        convergence_factor(w, view.edges, view.op_names, variant="other")
+        convergence_factor(w, cell, variant="other")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from nasforge_darts.discretise import derive_cell
+from nasforge.supernet_discretise import discretise
+from nasforge_darts.cell_topology import TOPOLOGY
 from nasforge_darts.primitives import PRIMITIVES, edge_index
 from nasforge_darts.search_network import SearchNetwork
 from nasforge_darts.space import DartsSpace
@@ -69,9 +70,14 @@ def test_derive_cell_top2_rule() -> None:
     scores[edge_index(2, 3), col["dil_conv_5x5"]] = 0.8
     scores[edge_index(2, 3), col["max_pool_3x3"]] = 0.7  # same source: second best
     scores[edge_index(0, 3), col["avg_pool_3x3"]] = 0.6
-    cell = derive_cell(scores, PRIMITIVES)
-    assert cell[:4] == (("sep_conv_3x3", 0), ("skip_connect", 1), ("dil_conv_5x5", 2), ("avg_pool_3x3", 0))
-    literal = derive_cell(scores, PRIMITIVES, distinct_sources=False)
-    assert literal[2:4] == (("dil_conv_5x5", 2), ("max_pool_3x3", 2))  # one source twice
+    normal = TOPOLOGY[0]
+
+    def pairs(**options: object) -> list[tuple[str, int]]:
+        return [(e.op, e.source) for e in discretise(normal, scores, **options)]
+
+    cell = pairs()
+    assert cell[:4] == [("sep_conv_3x3", 0), ("skip_connect", 1), ("dil_conv_5x5", 2), ("avg_pool_3x3", 0)]
+    literal = pairs(distinct_sources=False)
+    assert literal[2:4] == [("dil_conv_5x5", 2), ("max_pool_3x3", 2)]  # one source twice
     with pytest.raises(ValueError):
-        derive_cell(torch.zeros(14, 5), PRIMITIVES)
+        discretise(normal, torch.zeros(14, 5))

@@ -11,7 +11,7 @@ from nasforge.testing.conformance import OneShotStrategyConformance
 from nasforge_nasi import Nasi
 from nasforge_nasi.batches import ProxyBatches
 from nasforge_nasi.config import NasiConfig
-from nasforge_nasi.darts_relaxation import DartsRelaxation
+from nasforge_nasi.supernet_relaxation import SupernetRelaxation
 from tests.plugins.nasi.tiny import TINY
 
 
@@ -70,11 +70,13 @@ def test_darts_search_gives_a_valid_cell(digits) -> None:
 def test_darts_derivation_takes_top_two_ops_and_inputs() -> None:
     space = get_registry().get("space", "darts")()
     torch.manual_seed(0)
-    relax = DartsRelaxation(space, space.supernet(C=4, layers=3), pairing="rank-pair")
+    relax = SupernetRelaxation(space.supernet(C=4, layers=3), pairing="rank-pair")
+    assert relax.shapes == ((4, 7), (4, 5), (4, 7), (4, 5))  # per node: 7 non-zero ops, 5 sources
+    cell_ops = relax.parts[0].cell_ops
     ops = torch.zeros(4, 7)
     ins = torch.zeros(4, 5)
-    ops[:, relax.cell_ops.index("sep_conv_3x3")] = 2.0
-    ops[:, relax.cell_ops.index("dil_conv_5x5")] = 1.0
+    ops[:, cell_ops.index("sep_conv_3x3")] = 2.0
+    ops[:, cell_ops.index("dil_conv_5x5")] = 1.0
     ins[:, 1] = 3.0
     ins[:, 0] = 2.0
     ins[3, 4] = 9.0  # node 5 may read node 4
@@ -83,7 +85,7 @@ def test_darts_derivation_takes_top_two_ops_and_inputs() -> None:
     cell = space.cells(g).normal
     assert cell[0] == ("sep_conv_3x3", 1) and cell[1] == ("dil_conv_5x5", 0)
     assert cell[6] == ("sep_conv_3x3", 4) and cell[7] == ("dil_conv_5x5", 1)
-    shared = DartsRelaxation(space, space.supernet(C=4, layers=3), pairing="shared-argmax-op")
+    shared = SupernetRelaxation(space.supernet(C=4, layers=3), pairing="shared-argmax-op")
     assert space.cells(shared.derive([ops, ins, ops, ins])).normal[1] == ("sep_conv_3x3", 0)
 
 
