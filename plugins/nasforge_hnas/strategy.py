@@ -15,8 +15,8 @@ import os
 import random
 from typing import Any, ClassVar
 
-from nasforge.errors import NasforgeError
 from nasforge.genotype import Genotype
+from nasforge.option_types import MAX_COUNT, OptionError, first_line
 from nasforge.result import Objective, Result
 from nasforge.search_space import BUILD, SAMPLE, SearchSpace
 from nasforge.strategy import Strategy
@@ -96,10 +96,10 @@ class Hnas(Strategy):
                 init_seed=init_seed,
                 device=device,
             )
-        except (TypeError, ValueError) as exc:
-            raise NasforgeError(f"bad hnas option: {exc}") from exc
-        if pool_size < 1 or pool_growth < 0:
-            raise NasforgeError("hnas needs pool_size >= 1 and pool_growth >= 0")
+        except (TypeError, ValueError) as exc:  # the settings' own range checks
+            raise OptionError(f"bad hnas option: {first_line(exc)}") from exc
+        if not 1 <= pool_size <= MAX_COUNT or not 0 <= pool_growth <= MAX_COUNT:
+            raise OptionError(f"hnas needs 1 <= pool_size <= {MAX_COUNT} and 0 <= pool_growth <= {MAX_COUNT}")
         self.pool_size, self.pool_growth = pool_size, pool_growth
         self.cache_path = cache
         self._scorer: PoolScorer | None = None

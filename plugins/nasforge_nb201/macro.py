@@ -15,12 +15,17 @@ import attrs
 import torch
 from torch import nn
 
+from nasforge.option_types import OptionError, show
 from nasforge_nb201.ops import ReLUConvBN
+
+#: Most weights a network may have (about 4 GB of float32): C, N and the class count are
+#: user input, and past this a typo allocates until the machine gives up.
+MAX_PARAMETERS = 10**9
 
 
 def _positive_int(_inst: object, attr: attrs.Attribute, value: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ValueError(f"{attr.name} must be a positive int, got {value!r}")
+        raise OptionError(f"nb201 network: {attr.name} must be a positive int, got {show(value)}")
 
 
 @attrs.frozen
@@ -32,9 +37,24 @@ class MacroConfig:
     num_classes: int = attrs.field(default=10, validator=_positive_int)
     in_channels: int = attrs.field(default=3, validator=_positive_int)
 
+    def __attrs_post_init__(self) -> None:
+        if self.approx_parameters > MAX_PARAMETERS:
+            raise OptionError(
+                f"nb201 network with C={self.C}, N={self.N}, num_classes={self.num_classes}, "
+                f"in_channels={self.in_channels} would have about {self.approx_parameters:.2g} "
+                f"parameters (at most {MAX_PARAMETERS:.0g})"
+            )
+
     @property
     def stage_channels(self) -> tuple[int, int, int]:
         return (self.C, 2 * self.C, 4 * self.C)
+
+    @property
+    def approx_parameters(self) -> int:
+        """An upper estimate of the weights: every edge a 3x3 conv (9c^2), 3N cells over
+        widths C, 2C, 4C (1134 N C^2), two reductions (280 C^2), the stem and the head."""
+        c = self.C
+        return (1134 * self.N + 280) * c * c + 9 * self.in_channels * c + 4 * c * self.num_classes
 
 
 class ResidualReduction(nn.Module):

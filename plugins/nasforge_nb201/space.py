@@ -17,6 +17,7 @@ import torch
 
 from nasforge.errors import InvalidGenotypeError
 from nasforge.genotype import Genotype
+from nasforge.option_types import check_options
 from nasforge.search_space import (
     BUILD,
     ENCODE,
@@ -31,6 +32,9 @@ from nasforge_nb201 import arch
 from nasforge_nb201.network import NB201Network, build
 from nasforge_nb201.supernet import NB201Supernet, supernet
 from nasforge_nb201.table import load_table
+
+#: What ``build`` takes besides the genotype.
+BUILD_OPTIONS = ("C", "N", "num_classes", "in_channels")
 
 
 class NB201Space(SearchSpace):
@@ -116,10 +120,16 @@ class NB201Space(SearchSpace):
 
     # --- networks -------------------------------------------------------------------
     def build(self, g: Genotype, **cfg: object) -> NB201Network:
-        """Stand-alone network; ``cfg``: ``C``, ``N``, ``num_classes``, ``in_channels``."""
+        """Stand-alone network; ``cfg``: ``C``, ``N``, ``num_classes``, ``in_channels``.
+
+        ``cfg`` is user input (``--build-option``): names and types are checked here and
+        sizes by :class:`~nasforge_nb201.macro.MacroConfig`, each as one-line OptionError.
+        """
         self.validate(g)
+        check_options("nb201 network", build, cfg, accepted=BUILD_OPTIONS)
         return build(g, **cfg)  # type: ignore[arg-type]
 
     def supernet(self, **cfg: object) -> NB201Supernet:
         """Weight-sharing network with ``alphas`` of shape (6, 5); same ``cfg`` as build."""
+        check_options("nb201 supernet", supernet, cfg)
         return supernet(**cfg)  # type: ignore[arg-type]

@@ -17,6 +17,7 @@ import io
 import sys
 from pathlib import Path
 
+from nasforge.atomic_files import atomic_write_bytes
 from nasforge_nb201.datasets import DATASETS
 
 ARCH_COLUMN = "ArchitectureString"
@@ -41,9 +42,13 @@ def bundle_bytes(source: Path) -> bytes:
 
 
 def write_bundle(source: Path, dest: Path = DEFAULT_DEST) -> Path:
-    """Write the reduced, gzipped table to ``dest`` and return it."""
+    """Write the reduced, gzipped table to ``dest`` and return it.
+
+    The shipped table is read by every benchmark lookup, so it is replaced atomically:
+    a failed regeneration leaves the previous table, never a truncated one.
+    """
     dest.parent.mkdir(parents=True, exist_ok=True)
-    dest.write_bytes(bundle_bytes(source))
+    atomic_write_bytes(dest, bundle_bytes(source))
     return dest
 
 

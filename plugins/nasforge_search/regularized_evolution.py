@@ -13,7 +13,7 @@ import collections
 from typing import Any
 
 from nasforge import Genotype, Objective, Result, SearchSpace, Strategy
-from nasforge.errors import NasforgeError
+from nasforge.option_types import MAX_COUNT, OptionError, check_option
 from nasforge.search_space import MUTATE, SAMPLE
 
 
@@ -33,9 +33,12 @@ class RegularizedEvolution(Strategy):
         sample_size: int = 5,
     ) -> None:
         super().__init__(space, objective=objective, seed=seed)
-        if population_size < 2 or not 1 <= sample_size <= population_size:
-            raise NasforgeError(
-                f"rea needs population_size >= 2 and 1 <= sample_size <= population_size, "
+        check_option("population_size", population_size, int)
+        check_option("sample_size", sample_size, int)
+        if not 2 <= population_size <= MAX_COUNT or not 1 <= sample_size <= population_size:
+            raise OptionError(
+                f"rea needs population_size >= 2 (at most {MAX_COUNT}) and "
+                f"1 <= sample_size <= population_size, "
                 f"got {population_size} and {sample_size}"
             )
         self.population_size = population_size

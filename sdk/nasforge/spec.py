@@ -2,24 +2,43 @@
 
 Because a run can be rebuilt from its spec alone, ``nasforge resume DIR`` needs no
 arguments and a journal can never be resumed with different settings by accident.
+Everything in a spec is user input (from the command line or from a journal file), so
+its fields and every option it passes to a constructor are checked against the declared
+types before anything is built: a wrong value is one line naming the option, never a
+traceback from deep inside a plugin.
 """
 
 from __future__ import annotations
 
-import difflib
 import inspect
+import numbers
 from typing import Any
 
 import attrs
 
 from nasforge.budget import Budget
 from nasforge.errors import NasforgeError
+from nasforge.option_types import (
+    INT_MAX,
+    INT_MIN,
+    OptionError,
+    as_dict,
+    check_options,
+    first_line,
+    in_range,
+    show,
+    typed,
+)
 from nasforge.registry import Registry
 
 
-def _json_dict(_inst: Any, attr: attrs.Attribute, value: dict[str, Any]) -> None:
-    if not all(isinstance(k, str) for k in value):
-        raise NasforgeError(f"{attr.name} keys must be strings")
+def _seed(value: Any) -> int:
+    """Seeds may be any integral number (numpy's too), within the 64 bits torch accepts."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise OptionError(f"seed must be an integer, got {show(value)}")
+    if not INT_MIN <= int(value) <= INT_MAX:
+        raise OptionError(f"seed must fit in 64 bits, got {show(int(value))}")
+    return int(value)
 
 
 @attrs.frozen
@@ -32,18 +51,18 @@ class ExperimentSpec:
     if named, scores the final architecture (its dataset in ``evaluator_options``).
     """
 
-    space: str
-    strategy: str
-    evaluator: str | None
-    budget: Budget | None
-    dataset: str | None = None
-    seed: int = attrs.field(default=0, converter=int)
-    space_options: dict[str, Any] = attrs.field(factory=dict, converter=dict, validator=_json_dict)
-    strategy_options: dict[str, Any] = attrs.field(factory=dict, converter=dict, validator=_json_dict)
-    evaluator_options: dict[str, Any] = attrs.field(factory=dict, converter=dict, validator=_json_dict)
-    executor: str = "inprocess"
-    workers: int = attrs.field(default=1, validator=attrs.validators.ge(1))
-    dedup: bool = True
+    space: str = attrs.field(validator=typed)
+    strategy: str = attrs.field(validator=typed)
+    evaluator: str | None = attrs.field(validator=typed)
+    budget: Budget | None = attrs.field(validator=typed)
+    dataset: str | None = attrs.field(default=None, validator=typed)
+    seed: int = attrs.field(default=0, converter=_seed)
+    space_options: dict[str, Any] = attrs.field(factory=dict, converter=as_dict)
+    strategy_options: dict[str, Any] = attrs.field(factory=dict, converter=as_dict)
+    evaluator_options: dict[str, Any] = attrs.field(factory=dict, converter=as_dict)
+    executor: str = attrs.field(default="inprocess", validator=typed)
+    workers: int = attrs.field(default=1, validator=[typed, in_range(ge=1)])
+    dedup: bool = attrs.field(default=True, validator=typed)
 
     def to_json(self) -> dict[str, Any]:
         data = attrs.asdict(self, recurse=False)
@@ -51,10 +70,27 @@ class ExperimentSpec:
         return data
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> ExperimentSpec:
+    def from_json(cls, data: Any) -> ExperimentSpec:
+        """The spec a journal header recorded; a hand-edited or foreign one fails in one line."""
+        if not isinstance(data, dict):
+            raise NasforgeError(f"run spec must be an object, got {show(data)}")
         data = dict(data)
-        data["budget"] = Budget.from_json(data["budget"]) if data.get("budget") else None
-        return cls(**data)
+        missing = [f.name for f in attrs.fields(cls) if f.default is attrs.NOTHING and f.name not in data]
+        if missing:
+            raise NasforgeError(f"run spec lacks {', '.join(repr(m) for m in missing)}")
+        budget = data.get("budget")
+        if budget:
+            if not isinstance(budget, dict):
+                raise NasforgeError(f"run spec: budget must be an object, got {show(budget)}")
+            check_options("run spec budget", Budget, budget)
+            data["budget"] = Budget.from_json(budget)
+        else:
+            data["budget"] = None
+        check_options("run spec", cls, data)
+        try:
+            return cls(**data)
+        except OptionError as exc:
+            raise OptionError(f"run spec: {exc}") from exc
 
     def build(self, registry: Registry) -> tuple[Any, Any, Any, Any]:
         """Instantiate (space, evaluator, strategy, executor) of an ask/tell run."""
@@ -89,22 +125,27 @@ class ExperimentSpec:
 
 
 def construct(kind: str, cls: Any, options: dict[str, Any], *args: Any, **fixed: Any) -> Any:
-    """``cls(*args, **fixed, **options)``, with unknown user options named in one line."""
+    """``cls(*args, **fixed, **options)``, with a bad user option named in one line.
+
+    Options are checked against the constructor's signature and type hints first; what
+    the constructor itself then rejects (a plugin's own range checks) is re-raised as an
+    :class:`OptionError` naming the component. A TypeError without user options is a bug
+    in the component and stays one.
+    """
+    owner = f"{kind} '{getattr(cls, 'name', getattr(cls, '__name__', cls))}'"
     params = inspect.signature(cls).parameters
-    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
-    if not takes_any:
-        accepted = [n for n, p in params.items() if p.kind is p.KEYWORD_ONLY and n not in fixed]
-        for key in options:
-            if key not in accepted:
-                close = difflib.get_close_matches(key, accepted, n=1)
-                hint = f"; did you mean '{close[0]}'?" if close else ""
-                raise NasforgeError(
-                    f"{kind} '{cls.name}' does not accept option '{key}'{hint} "
-                    f"(accepts: {', '.join(accepted) or 'no options'})"
-                )
+    accepted = [n for n, p in params.items() if p.kind is p.KEYWORD_ONLY and n not in fixed]
+    check_options(owner, cls, options, accepted=accepted)
     try:
         return cls(*args, **fixed, **options)
-    except TypeError as exc:  # e.g. an attrs config rejecting an unknown field
-        if "unexpected keyword" in str(exc) or "got an unexpected" in str(exc):
-            raise NasforgeError(f"{kind} '{cls.name}': {exc}") from exc
+    except OptionError as exc:
+        message = str(exc)
+        raise OptionError(message if message.startswith(owner) else f"{owner}: {message}") from exc
+    except NasforgeError:
         raise
+    except ValueError as exc:
+        raise OptionError(f"{owner}: {first_line(exc)}") from exc
+    except TypeError as exc:
+        if not options:
+            raise
+        raise OptionError(f"{owner}: {first_line(exc)}") from exc

@@ -3,8 +3,11 @@ read, a stale end record is not the run's end, and trial records carry a checksu
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -114,18 +117,35 @@ def test_resume_of_a_finished_run_opens_nothing_for_writing(finished, tmp_path, 
     assert {p: journal_path(p).read_bytes() for p in before} == before
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes through file modes")
+@contextlib.contextmanager
+def _read_only(run: Path) -> Iterator[None]:
+    """Make ``run`` read-only for real: a read-only bind mount as root (root writes through
+    file modes), file modes otherwise."""
+    if os.geteuid() == 0:
+        subprocess.run(["mount", "--bind", str(run), str(run)], check=True)
+        try:
+            subprocess.run(["mount", "-o", "remount,ro,bind", str(run)], check=True)
+            yield
+        finally:
+            subprocess.run(["umount", str(run)], check=True)
+        return
+    for path in [*run.iterdir(), run]:
+        path.chmod(0o555 if path.is_dir() else 0o444)
+    try:
+        yield
+    finally:
+        run.chmod(0o755)
+
+
 def test_resume_of_a_finished_run_on_read_only_files(finished, tmp_path) -> None:
     import shutil
 
     run = tmp_path / "ro"
     shutil.copytree(finished, run)
-    for path in [*run.iterdir(), run]:
-        path.chmod(0o555 if path.is_dir() else 0o444)
-    try:
+    with _read_only(run):
+        with pytest.raises(OSError):
+            (run / "probe").write_text("x")  # the medium really is read-only
         assert len(api.resume(run).history) == TRIALS
-    finally:
-        run.chmod(0o755)
 
 
 # --- a stale end record ----------------------------------------------------------------------

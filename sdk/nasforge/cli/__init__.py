@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
+from rich.markup import escape
 
 from nasforge.cli import export_cmd, listing, score_cmd, search_cmd
+from nasforge.cli.error_lines import one_line, os_error_line, resource_error_line, usage_error_line
 from nasforge.cli.output import err_console
 from nasforge.cli.plugin_commands import mount_plugin_commands
 from nasforge.errors import NasforgeError
@@ -53,14 +55,39 @@ def _global_options(
         torch.set_num_threads(threads)
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Console entry point: user errors print one line and exit with status 2."""
+def main(argv: list[str] | None = None) -> NoReturn:
+    """Console entry point: bad input prints one line on stderr and exits with status 2.
+
+    Bad input is a :class:`NasforgeError`, a usage error (unknown option, bad value: the
+    line carries the command's usage), a filesystem error (a run dir that is a file, a
+    read-only or full disk) or an input that exhausts memory or the stack. Any other
+    exception is a bug in nasforge or a plugin and keeps its traceback.
+    """
     try:
         mount_plugin_commands(app, get_registry())
-        app(args=argv, prog_name="nasforge")
+        # not standalone: Click would print a usage error as a multi-line box and exit
+        status = app(args=argv, prog_name="nasforge", standalone_mode=False)
+    except typer.TyperException as exc:  # Click's usage errors (Typer vendors Click)
+        if type(exc).__name__ == "NoArgsIsHelpError":  # the help is already printed
+            sys.exit(exc.exit_code)
+        _fail(usage_error_line(exc), status=exc.exit_code)
+    except typer.Abort:
+        err_console.print("aborted")
+        sys.exit(1)
     except NasforgeError as exc:
-        err_console.print(f"[red]error:[/] {exc}", highlight=False, soft_wrap=True)
-        sys.exit(2)
+        _fail(str(exc))
+    except OSError as exc:
+        _fail(os_error_line(exc))
+    except (MemoryError, RecursionError) as exc:
+        _fail(resource_error_line(exc))
     except KeyboardInterrupt:
         err_console.print("interrupted")
         sys.exit(130)
+    # as Click's standalone mode did: always leave through SystemExit (typer.Exit(n), Ctrl-C: n)
+    sys.exit(status if isinstance(status, int) else 0)
+
+
+def _fail(message: str, *, status: int = 2) -> NoReturn:
+    """One line (markup in the message printed as text, never parsed) and exit ``status``."""
+    err_console.print(f"[red]error:[/] {escape(one_line(message))}", highlight=False, soft_wrap=True)
+    sys.exit(status)

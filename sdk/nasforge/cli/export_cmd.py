@@ -10,25 +10,28 @@ from rich.table import Table
 
 from nasforge.cli.options import parse_options, parse_shape
 from nasforge.cli.output import out_console, print_json
-from nasforge.errors import NasforgeError
-from nasforge.export import export_genotype, export_onnx, inspect_file, load_genotype
+from nasforge.errors import JournalError, NasforgeError
+from nasforge.export import export_bundle, inspect_file, load_genotype
+from nasforge.export.parity import DEFAULT_ATOL, DEFAULT_RTOL
+from nasforge.export.path_probe import PathKind, probe_path
 from nasforge.genotype import Genotype
-from nasforge.journal import JournalReader, journal_path
+from nasforge.journal import JournalReader
 from nasforge.registry import get_registry
-from nasforge.search_space import SearchSpace
+from nasforge.search_space import BUILD, SearchSpace
 
 
 def resolve_genotype(source: str, space_name: str | None) -> tuple[SearchSpace, Genotype]:
-    """A genotype from a string, a .safetensors file or a run directory (its best)."""
+    """A genotype from a string, a .safetensors file or a run directory (its best).
+
+    Whether ``source`` is a path is asked of the filesystem, and a string it cannot even
+    stat (longer than a file name may be, as every DARTS genotype is) is not a path.
+    """
     registry = get_registry()
-    path = Path(source)
-    if path.is_dir():
-        reader = JournalReader(journal_path(path))
-        name = reader.header["space"]["name"]
-        space = registry.get("space", space_name or name)()
-        return space, _best_of(space, reader)
-    if path.suffix == ".safetensors" or path.is_file():
-        g = load_genotype(path)
+    kind = probe_path(source)
+    if kind is PathKind.DIRECTORY:
+        return _from_run(Path(source), space_name)
+    if kind is PathKind.FILE or Path(source).suffix == ".safetensors":
+        g = load_genotype(source)
         space = registry.get("space", space_name or g.space)()
         space.validate(g)
         return space, g
@@ -36,6 +39,24 @@ def resolve_genotype(source: str, space_name: str | None) -> tuple[SearchSpace, 
         raise NasforgeError("a genotype string needs --space (e.g. --space nb201)")
     space = registry.get("space", space_name)()
     return space, space.parse(source)
+
+
+def _from_run(run_dir: Path, space_name: str | None) -> tuple[SearchSpace, Genotype]:
+    """The best genotype of a run; a journal lacking what it should hold is one line, not a crash."""
+    try:
+        reader = JournalReader.of_run(run_dir)
+    except OSError as exc:
+        raise JournalError(f"cannot read the journal of {run_dir}: {exc.strerror or exc}") from exc
+    try:
+        name = space_name or reader.header["space"]["name"]
+        space = get_registry().get("space", name)()
+        return space, _best_of(space, reader)
+    except NasforgeError:
+        raise
+    except KeyError as exc:
+        raise JournalError(f"{reader.path}: a header or end record lacks the key {exc}") from exc
+    except (TypeError, ValueError, AttributeError) as exc:
+        raise JournalError(f"{reader.path}: malformed header or end record ({_first_line(exc)})") from exc
 
 
 def _best_of(space: SearchSpace, reader: JournalReader) -> Genotype:
@@ -55,6 +76,11 @@ def _best_of(space: SearchSpace, reader: JournalReader) -> Genotype:
     return best
 
 
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
 def export(
     source: Annotated[
         str, typer.Argument(help="A genotype string, a .safetensors genotype, or a run directory.")
@@ -67,30 +93,45 @@ def export(
         list[str] | None,
         typer.Option("--build-option", help="Network option key=value, e.g. num_classes=100."),
     ] = None,
-    tolerance: Annotated[float, typer.Option(help="Largest |torch - onnxruntime| accepted.")] = 1e-4,
+    tolerance: Annotated[
+        float, typer.Option(min=0.0, help="Absolute part of the accepted |torch - onnxruntime| (atol).")
+    ] = DEFAULT_ATOL,
+    rtol: Annotated[
+        float,
+        typer.Option(min=0.0, help="Relative part: x the largest |logit| of each sample (rtol)."),
+    ] = DEFAULT_RTOL,
     json_out: Annotated[bool, typer.Option("--json", help="Print what was written as JSON.")] = False,
 ) -> None:
     """Write a genotype as safetensors and its network as ONNX, checked with onnxruntime.
 
     Examples: nasforge export runs/my-run --out export/ ;
     nasforge export '|nor_conv_3x3~0|+|skip_connect~0|none~1|+|none~0|none~1|skip_connect~2|' --space nb201
+
+    Both files appear together or not at all: a failed check leaves neither.
     """
     sp, g = resolve_genotype(source, space)
-    genotype_path = export_genotype(g, out / "genotype.safetensors", sp)
-    result: dict[str, object] = {"genotype": str(genotype_path), "text": sp.format(g)}
-    if onnx:
-        report = export_onnx(
-            g,
-            out / "model.onnx",
-            sp,
-            input_shape=parse_shape(input_shape),
-            build_options=parse_options(build_option),
-            tolerance=tolerance,
-        )
+    if onnx and BUILD not in sp.capabilities:
+        raise NasforgeError(f"space '{sp.name}' cannot build a network to export: use --no-onnx")
+    bundle = export_bundle(
+        g,
+        out,
+        sp,
+        input_shape=parse_shape(input_shape),
+        build_options=parse_options(build_option),
+        onnx=onnx,
+        tolerance=tolerance,
+        rtol=rtol,
+    )
+    result: dict[str, object] = {"genotype": str(bundle.genotype_file), "text": sp.format(g)}
+    report = bundle.onnx
+    if report is not None:
         result.update(
             onnx=str(report.path),
             max_abs_diff=report.max_abs_diff,
+            max_rel_error=report.max_rel_error,
             tolerance=report.tolerance,
+            rtol=report.rtol,
+            tolerance_used=report.tolerance_used,
             seconds=round(report.seconds, 3),
         )
     if json_out:

@@ -177,7 +177,9 @@ def correlate(
     seed: Annotated[int, typer.Option(help="Seed of the sample, initialisation and batch.")] = 0,
     device: Device = "cpu",
     build_option: BuildOptions = None,
-    plot: Annotated[Path | None, typer.Option(help="Write a scatter plot PNG here.")] = None,
+    plot: Annotated[
+        Path | None, typer.Option(help="Write a scatter plot here (format from the suffix: png, svg, pdf).")
+    ] = None,
     cache: CacheDir = None,
     no_cache: NoCache = False,
     quiet: Quiet = False,
@@ -192,7 +194,10 @@ def correlate(
     """
     from nasforge.scoring import correlate as run_correlate
     from nasforge.scoring import plot_correlation
+    from nasforge.scoring.plot import plot_format
 
+    if plot is not None:
+        plot_format(plot)  # a typo in the suffix fails now, not after the scoring
     sp = get_registry().get("space", space)()
     if sp.size is None:
         raise NasforgeError(f"space '{space}' is not finite: correlate needs a benchmark space such as nb201")
