@@ -37,6 +37,7 @@ from typing import Any
 
 import torch
 
+from nasforge.atomic_files import atomic_write_text
 from nasforge.genotype import Genotype
 from nasforge.registry import get_registry
 from nasforge_darts.nb201_compare import TABLE_DATASETS, compare_on_nb201, table_accuracy
@@ -77,8 +78,9 @@ def run(args: argparse.Namespace) -> list[dict[str, Any]]:
             (row,) = compare_on_nb201(seeds=(seed,), strategies=((name, options),), common=common)
             record = {**row.to_json(), "settings": common}
             args.results.parent.mkdir(parents=True, exist_ok=True)
-            with args.results.open("a") as fh:
-                fh.write(json.dumps(record) + "\n")
+            earlier = args.results.read_text() if args.results.exists() else ""
+            # Rewritten whole and renamed: a kill mid-write never leaves a torn last line.
+            atomic_write_text(args.results, earlier + json.dumps(record) + "\n")
             print(
                 f"{label} seed {seed}: skip share {row.skip_share:.2f}, "
                 f"cifar10 {row.accuracy['cifar10']:.2f}, {row.seconds:.0f} s, {row.genotype}",

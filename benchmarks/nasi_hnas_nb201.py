@@ -40,6 +40,7 @@ from typing import Any
 import torch
 
 from nasforge import api
+from nasforge.atomic_files import atomic_write_text
 from nasforge.budget import Budget
 from nasforge.experiment import Experiment
 from nasforge.spec import ExperimentSpec
@@ -153,8 +154,9 @@ def load(path: Path) -> list[dict[str, Any]]:
 
 def append(path: Path, record: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a") as fh:
-        fh.write(json.dumps(record) + "\n")
+    earlier = path.read_text() if path.exists() else ""
+    # Rewritten whole and renamed: a kill mid-write never leaves a torn last line.
+    atomic_write_text(path, earlier + json.dumps(record) + "\n")
     print(json.dumps(record), flush=True)
 
 

@@ -15,8 +15,10 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from pathlib import Path
 
 from nasforge import api
+from nasforge.atomic_files import atomic_path
 
 TARGETS = {"cifar10": 94.25}
 OPTIMA = {"cifar10": 94.37, "cifar100": 73.51, "imagenet16-120": 47.31}
@@ -91,7 +93,8 @@ def main() -> None:
         ax.set_title("NAS-Bench-201 CIFAR-10, anytime performance")
         ax.legend()
         fig.tight_layout()
-        fig.savefig(args.plot, dpi=120)
+        with atomic_path(args.plot) as tmp:  # the temporary name hides the suffix: give the format
+            fig.savefig(tmp, dpi=120, format=Path(args.plot).suffix.lstrip(".") or "png")
         print(f"wrote {args.plot}")
 
 

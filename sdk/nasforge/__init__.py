@@ -13,6 +13,9 @@ from nasforge.errors import (
     JournalError,
     MissingDependencyError,
     NasforgeError,
+    RunInUseError,
+    RunLockError,
+    SearchFailedError,
     UnknownNameError,
 )
 from nasforge.evaluator import Evaluator
@@ -24,7 +27,8 @@ from nasforge.registry import Registry, get_registry
 from nasforge.result import Objective, Result, SearchOutcome, Trial
 from nasforge.search_space import SearchSpace
 from nasforge.strategy import OneShotStrategy, Strategy
-from nasforge.supernet import Supernet
+from nasforge.supernet import Supernet, SupernetMixin, as_supernet, supernet_option_names
+from nasforge.supernet_topology import CellTopology, KeptEdge, OneOpPerEdge, OpSet, TopKInputs
 
 __version__ = "0.1.0"
 
@@ -47,18 +51,25 @@ PUBLIC_MODULES = (
     "nasforge.export",
     "nasforge.genotype",
     "nasforge.hookspecs",
+    "nasforge.journal",
     "nasforge.metric",
+    "nasforge.option_types",
     "nasforge.optional",
     "nasforge.plugin_command",
     "nasforge.registry",
     "nasforge.result",
+    "nasforge.run_lock",
     "nasforge.scoring",
     "nasforge.search_space",
+    "nasforge.seeding",
     "nasforge.spec",
     "nasforge.strategy",
     "nasforge.supernet",
+    "nasforge.supernet_discretise",
+    "nasforge.supernet_topology",
     "nasforge.testing",
     "nasforge.testing.conformance",
+    "nasforge.testing.supernet_conformance",
     "nasforge.training",
 )
 
@@ -67,6 +78,7 @@ __all__ = [
     "Budget",
     "BudgetError",
     "CapabilityError",
+    "CellTopology",
     "DatasetSource",
     "Evaluator",
     "Executor",
@@ -75,26 +87,36 @@ __all__ = [
     "InProcessExecutor",
     "InvalidGenotypeError",
     "JournalError",
+    "KeptEdge",
     "Metric",
     "MetricContext",
     "MetricInfo",
     "MissingDependencyError",
     "NasforgeError",
     "Objective",
+    "OneOpPerEdge",
     "OneShotStrategy",
+    "OpSet",
     "PopulationMetric",
     "ProcessPoolExecutor",
     "Registry",
     "Result",
+    "RunInUseError",
+    "RunLockError",
+    "SearchFailedError",
     "SearchOutcome",
     "SearchSpace",
     "Strategy",
     "Supernet",
+    "SupernetMixin",
     "TensorData",
+    "TopKInputs",
     "Trial",
     "UnknownNameError",
+    "as_supernet",
     "get_registry",
     "hookimpl",
+    "supernet_option_names",
     "__version__",
     "PUBLIC_MODULES",
 ]

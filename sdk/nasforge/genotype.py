@@ -15,6 +15,8 @@ from typing import Any
 import attrs
 import torch
 
+from nasforge.errors import InvalidGenotypeError
+
 Choice = str | int
 
 TENSOR_KEY = "choices"
@@ -25,6 +27,17 @@ def _check_choices(_inst: Any, _attr: attrs.Attribute, value: tuple) -> None:
     for c in value:
         if isinstance(c, bool) or not isinstance(c, str | int):
             raise TypeError(f"genotype choices must be str or int, got {c!r}")
+
+
+def _decode(code: Any, kind: Any, names: list[str]) -> Choice:
+    """One choice from its code and kind flag (1: an index into ``names``, 0: the integer itself)."""
+    if isinstance(code, bool) or not isinstance(code, int) or kind not in (0, 1):
+        raise InvalidGenotypeError(f"genotype choice {code!r} of kind {kind!r} is not a flat integer code")
+    if not kind:
+        return code
+    if not 0 <= code < len(names):
+        raise InvalidGenotypeError(f"name code {code} out of range for {len(names)} names")
+    return names[code]
 
 
 def _nonempty(_inst: Any, attr: attrs.Attribute, value: str) -> None:
@@ -59,20 +72,26 @@ class Genotype:
 
     @classmethod
     def from_tensors(cls, tensors: dict[str, torch.Tensor], meta: dict[str, str]) -> Genotype:
-        """Inverse of :meth:`to_tensors`; raises ``ValueError`` on inconsistent input."""
+        """Inverse of :meth:`to_tensors`; raises :class:`InvalidGenotypeError` on inconsistent input.
+
+        Every caller gets the same guard, not only the file loader: a name code of -1 would
+        otherwise index the vocabulary from the end (Python's negative index) and decode
+        silently as the last name. The error is a ``ValueError`` too, and says it in one line.
+        """
         try:
             codes = tensors[TENSOR_KEY].tolist()
             kinds = tensors[KIND_KEY].tolist()
             names = json.loads(meta["names"])
             space, version = meta["space"], meta["version"]
-        except (KeyError, json.JSONDecodeError) as exc:
-            raise ValueError(f"not a nasforge genotype: missing {exc}") from exc
-        if len(codes) != len(kinds):
-            raise ValueError("genotype tensors disagree in length")
-        try:
-            choices = tuple(names[c] if k else int(c) for c, k in zip(codes, kinds, strict=True))
-        except IndexError as exc:
-            raise ValueError("genotype names out of range") from exc
+        except KeyError as exc:
+            raise InvalidGenotypeError(f"not a nasforge genotype: missing {exc}") from exc
+        except (json.JSONDecodeError, RecursionError) as exc:
+            raise InvalidGenotypeError(f"genotype names metadata is not JSON ({exc})") from exc
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise InvalidGenotypeError("genotype names metadata is not a list of strings")
+        if not isinstance(codes, list) or not isinstance(kinds, list) or len(codes) != len(kinds):
+            raise InvalidGenotypeError("genotype tensors disagree in length")
+        choices = tuple(_decode(c, k, names) for c, k in zip(codes, kinds, strict=True))
         return cls(space=space, version=version, choices=choices)
 
     def to_json(self) -> dict[str, Any]:

@@ -1,4 +1,9 @@
-"""Export a search's best architecture in one call: genotype file plus checked ONNX model."""
+"""Export a search's best architecture in one call: genotype file plus checked ONNX model.
+
+The two files are one result, so they appear together or not at all: a refused parity
+check, a build option the space rejects or a full disk leaves neither new file (and no
+output directory the export had to create).
+"""
 
 from __future__ import annotations
 
@@ -9,10 +14,15 @@ from typing import Any
 
 import attrs
 
-from nasforge.export.genotype_file import export_genotype
-from nasforge.export.onnx_export import OnnxReport, export_onnx
+from nasforge.export.genotype_file import write_genotype
+from nasforge.export.onnx_export import OnnxReport, write_onnx
+from nasforge.export.parity import DEFAULT_ATOL, DEFAULT_RTOL
+from nasforge.export.staging import files_together, output_directory, write_error
 from nasforge.genotype import Genotype
 from nasforge.search_space import BUILD, SearchSpace
+
+GENOTYPE_FILE = "genotype.safetensors"
+ONNX_FILE = "model.onnx"
 
 
 @attrs.frozen
@@ -30,7 +40,8 @@ def export_bundle(
     num_classes: int | None = None,
     build_options: dict[str, Any] | None = None,
     onnx: bool = True,
-    tolerance: float = 1e-4,
+    tolerance: float = DEFAULT_ATOL,
+    rtol: float = DEFAULT_RTOL,
 ) -> ExportBundle:
     """``out_dir/genotype.safetensors`` and, where the space can build, ``out_dir/model.onnx``.
 
@@ -38,18 +49,44 @@ def export_bundle(
     exported network accepts that data; ``build_options`` override anything.
     """
     out = Path(out_dir)
-    genotype_file = export_genotype(g, out / "genotype.safetensors", space)
-    if not onnx or BUILD not in space.capabilities:
-        return ExportBundle(genotype_file, None)
+    space.validate(g)
+    with_onnx = onnx and BUILD in space.capabilities
+    targets = (out / GENOTYPE_FILE, out / ONNX_FILE) if with_onnx else (out / GENOTYPE_FILE,)
+    report: OnnxReport | None = None
+    try:
+        with output_directory(out), files_together(*targets) as staged:
+            write_genotype(g, staged[0], space)
+            if with_onnx:
+                options = _network_options(space, input_shape, num_classes, build_options)
+                report = write_onnx(
+                    g,
+                    staged[1],
+                    space,
+                    input_shape=input_shape,
+                    build_options=options,
+                    tolerance=tolerance,
+                    rtol=rtol,
+                )
+    except OSError as exc:
+        raise write_error(out, exc) from exc
+    if report is not None:
+        report = attrs.evolve(report, path=targets[1])
+    return ExportBundle(targets[0], report)
+
+
+def _network_options(
+    space: SearchSpace,
+    input_shape: tuple[int, ...],
+    num_classes: int | None,
+    build_options: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """Build options matching the data (channels, classes) where ``space.build`` takes them."""
     params = inspect.signature(space.build).parameters
     open_ended = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
     options: dict[str, Any] = {}
-    if open_ended or "in_channels" in params:
+    if len(input_shape) >= 2 and (open_ended or "in_channels" in params):
         options["in_channels"] = input_shape[1]
     if num_classes is not None and (open_ended or "num_classes" in params):
         options["num_classes"] = num_classes
     options.update(build_options or {})
-    report = export_onnx(
-        g, out / "model.onnx", space, input_shape=input_shape, build_options=options, tolerance=tolerance
-    )
-    return ExportBundle(genotype_file, report)
+    return options

@@ -11,15 +11,33 @@ import json
 import os
 from pathlib import Path
 
+import torch
+
+from nasforge.atomic_files import atomic_path
 from nasforge.errors import ExportError
-from nasforge.genotype import Genotype
+from nasforge.export.staging import output_directory, write_error
+from nasforge.genotype import KIND_KEY, TENSOR_KEY, Genotype
 from nasforge.search_space import SearchSpace
 
 FORMAT = "nasforge-genotype/1"
 
 
 def export_genotype(g: Genotype, path: str | os.PathLike[str], space: SearchSpace | None = None) -> Path:
-    """Write ``g`` to ``path``; with ``space`` the file also records op names and text."""
+    """Write ``g`` to ``path``; with ``space`` the file also records op names and text.
+
+    The file appears only when complete (temporary name, then rename), readable by others.
+    """
+    path = Path(path)
+    try:
+        with output_directory(path.parent), atomic_path(path) as tmp:
+            write_genotype(g, tmp, space)
+    except OSError as exc:
+        raise write_error(path, exc) from exc
+    return path
+
+
+def write_genotype(g: Genotype, path: Path, space: SearchSpace | None = None) -> None:
+    """:func:`export_genotype` writing straight to ``path``, for callers that stage files."""
     from safetensors.torch import save_file
 
     if space is not None:
@@ -29,10 +47,7 @@ def export_genotype(g: Genotype, path: str | os.PathLike[str], space: SearchSpac
     if space is not None:
         meta["op_names"] = json.dumps(list(space.op_names))
         meta["text"] = space.format(g)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     save_file(tensors, str(path), metadata=meta)
-    return path
 
 
 def read_metadata(path: str | os.PathLike[str]) -> dict[str, str]:
@@ -57,12 +72,47 @@ def load_genotype(path: str | os.PathLike[str], space: SearchSpace | None = None
 
     meta = read_metadata(path)
     try:
-        g = Genotype.from_tensors(load_file(str(path)), meta)
+        tensors = load_file(str(path))
+        _check_codes(tensors)
+        g = Genotype.from_tensors(tensors, meta)
+    except ExportError as exc:
+        raise ExportError(f"{path}: corrupt nasforge genotype ({exc})") from exc
     except Exception as exc:
         raise ExportError(f"{path}: corrupt nasforge genotype ({_first_line(exc)})") from exc
     if space is not None:
         space.validate(g)
     return g
+
+
+def read_op_names(meta: dict[str, str], path: str | os.PathLike[str]) -> list[str] | None:
+    """The op vocabulary the file records (None when written without a space)."""
+    if "op_names" not in meta:
+        return None
+    try:
+        names = json.loads(meta["op_names"])
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise ExportError(f"{path}: op_names metadata is not JSON ({_first_line(exc)})") from exc
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise ExportError(f"{path}: op_names metadata is not a list of strings")
+    return names
+
+
+def _check_codes(tensors: dict[str, torch.Tensor]) -> None:
+    """Refuse tensors of a shape or type no nasforge writer produces.
+
+    The names and the range of each name code (a code of -1 would decode as the last
+    op) are checked by ``Genotype.from_tensors`` itself, for every caller.
+    """
+    try:
+        codes, kinds = tensors[TENSOR_KEY], tensors[KIND_KEY]
+    except KeyError as exc:
+        raise ExportError(f"tensor {exc} missing") from exc
+    if codes.dim() != 1 or kinds.dim() != 1 or codes.shape != kinds.shape:
+        raise ExportError("choice tensors must be one-dimensional and of equal length")
+    if codes.dtype != torch.int64 or kinds.dtype != torch.uint8:
+        raise ExportError(f"choice tensors have dtypes {codes.dtype}/{kinds.dtype}, not int64/uint8")
+    if bool((kinds > 1).any()):
+        raise ExportError("choice kinds must be 0 (integer) or 1 (name)")
 
 
 def _first_line(exc: BaseException) -> str:

@@ -2,24 +2,28 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
 
 from nasforge.errors import ExportError
-from nasforge.export.genotype_file import load_genotype, read_metadata
+from nasforge.export.genotype_file import load_genotype, read_metadata, read_op_names
+from nasforge.export.path_probe import PathKind, probe_path
 
 
 def inspect_file(path: str | os.PathLike[str]) -> dict[str, Any]:
     """A JSON-able description; raises :class:`ExportError` for unknown or corrupt input."""
     path = Path(path)
-    if path.is_dir():
+    kind = probe_path(path)
+    if kind is PathKind.DIRECTORY:
         return _inspect_run(path)
-    if not path.exists():
+    if kind is PathKind.MISSING:
         raise ExportError(f"no such file: {path}")
-    with open(path, "rb") as fh:
-        head = fh.read(8)
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(8)
+    except OSError as exc:
+        raise ExportError(f"cannot read {path}: {exc.strerror or exc}") from exc
     if path.suffix == ".onnx":
         return _inspect_onnx(path)
     if path.suffix == ".safetensors" or len(head) == 8:
@@ -32,7 +36,7 @@ def inspect_file(path: str | os.PathLike[str]) -> dict[str, Any]:
             "version": g.version,
             "choices": list(g.choices),
             "text": meta.get("text"),
-            "op_names": json.loads(meta["op_names"]) if "op_names" in meta else None,
+            "op_names": read_op_names(meta, path),
         }
     raise ExportError(f"{path}: not a nasforge file")
 
