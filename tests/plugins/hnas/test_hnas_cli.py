@@ -1,4 +1,4 @@
-"""`nasforge hnas` (plugins/nasforge_hnas/cli.py, mounted through the command hook): journaled search, then export."""
+"""`nasforge hnas` (plugins/nasforge_hnas/cli.py, mounted by the command hook): search, then export."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import json
 import typer
 from typer.testing import CliRunner
 
-from nasforge_hnas.cli import hnas
 from nasforge.export import load_genotype
 from nasforge.journal import JournalReader, journal_path
+from nasforge_hnas.cli import hnas
 
 
 def test_hnas_command_on_the_table_journals_and_exports(tmp_path) -> None:
