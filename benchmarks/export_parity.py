@@ -9,9 +9,12 @@ auxiliary head) so the run fits on one CPU core in a few minutes.
     python benchmarks/export_parity.py                 # 200 NB201 + 20 DARTS cells
     python benchmarks/export_parity.py --nb201 15 --darts 2
 
+Each export is checked twice (see :mod:`nasforge.export.onnx_export`): the file, which holds
+the network as built, and a throw-away probe copy with randomised BatchNorm statistics.
 Prints ``N/N passed``, the worst relative error (|diff| over the sample's largest logit),
-the worst absolute difference, the largest share of the tolerance (atol + rtol x |logits|)
-any cell used, and the seconds taken; exits 1 if any cell failed.
+the worst absolute difference and the largest share of the tolerance (atol + rtol x |logits|)
+any cell used, each the worse of its two checks (what ``nasforge export --json`` reports),
+and the seconds taken; exits 1 if any cell failed.
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ class CellOutcome:
     space: str
     text: str
     passed: bool
+    # Each the worse of the file's check and the randomised-BatchNorm probe's.
     max_abs_diff: float | None
     max_rel_error: float | None
     tolerance_used: float | None  # share of atol + rtol * |logits| the worst logit used

@@ -27,6 +27,7 @@ import torch
 
 from nasforge import MetricContext, get_registry
 from nasforge.scoring import resolve_metrics, score_model
+from nasforge.seeding import seeded_build
 
 HEAVIEST = "|nor_conv_3x3~0|+|nor_conv_3x3~0|nor_conv_3x3~1|+|nor_conv_3x3~0|nor_conv_3x3~1|nor_conv_3x3~2|"
 ALL = (
@@ -74,8 +75,9 @@ def main() -> None:
     cells = [space.sample(rng) for _ in range(args.archs)]
 
     def net(g):
-        torch.manual_seed(args.seed)
-        return space.build(g, C=16, N=5, num_classes=10).to(args.device).train()
+        # Weights identical to torch.manual_seed(seed); build(), without touching the global generator.
+        model = seeded_build(lambda: space.build(g, C=16, N=5, num_classes=10), args.seed)
+        return model.to(args.device).train()
 
     # warm-up: torch.func traces and allocator pools are paid once per process
     score_model(net(cells[0]), batch, metrics, ctx=ctx, shared=True)

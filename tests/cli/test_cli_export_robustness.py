@@ -134,3 +134,21 @@ def test_run_dir_objective_lacking_its_name_is_one_line(cli, toy_run, tmp_path) 
     path.write_text("\n".join(lines) + "\n")  # no end record: the best is chosen by the objective
     _edit_journal(toy_run, "header", lambda r: r["objective"].pop("name"))
     cli("export", toy_run, "--out", tmp_path / "x", "--no-onnx").assert_one_line_error("malformed header")
+
+
+@pytest.mark.parametrize(
+    ("plot", "needle"),
+    [("c.pgn", "cannot write a plot as '.pgn' (supported: "), (".", "is a directory")],
+)
+def test_correlate_refuses_a_bad_plot_path_before_scoring(cli, tmp_path, monkeypatch, plot, needle) -> None:
+    """A typo in --plot costs one line, not the scoring that would come before the plot."""
+    pytest.importorskip("matplotlib")
+    import nasforge.scoring
+
+    def no_scoring(*args, **kwargs):
+        raise AssertionError("correlate scored before checking --plot")
+
+    monkeypatch.setattr(nasforge.scoring, "correlate", no_scoring)
+    argv = ["correlate", "--space", "nb201", "-m", "params", "--sample", "4", "--no-cache"]
+    cli(*argv, "--plot", tmp_path / plot).assert_one_line_error(needle)
+    assert list(tmp_path.iterdir()) == []
