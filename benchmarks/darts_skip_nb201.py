@@ -40,7 +40,7 @@ import torch
 from nasforge.atomic_files import atomic_write_text
 from nasforge.genotype import Genotype
 from nasforge.registry import get_registry
-from nasforge_darts.nb201_compare import TABLE_DATASETS, compare_on_nb201, table_accuracy
+from nasforge_darts.table_compare import TABLE_DATASETS, compare_on_table, table_accuracy
 
 STRATEGIES = {"darts": ("darts", {}), "prdarts[official-code]": ("prdarts", {"preset": "official-code"})}
 
@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> list[dict[str, Any]]:
         for seed in args.seeds:
             if (label, seed) in have:
                 continue
-            (row,) = compare_on_nb201(seeds=(seed,), strategies=((name, options),), common=common)
+            (row,) = compare_on_table(seeds=(seed,), strategies=((name, options),), common=common)
             record = {**row.to_json(), "settings": common}
             args.results.parent.mkdir(parents=True, exist_ok=True)
             earlier = args.results.read_text() if args.results.exists() else ""

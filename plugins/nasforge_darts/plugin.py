@@ -1,8 +1,10 @@
-"""nasforge entry point ``darts``: the DARTS space and the DARTS / PR-DARTS strategies."""
+"""nasforge entry point ``darts``: the DARTS space, the DARTS / PR-DARTS strategies and the
+``nasforge darts-compare`` command."""
 
 from __future__ import annotations
 
 from nasforge.hookspecs import hookimpl
+from nasforge.plugin_command import PluginCommand
 
 
 @hookimpl
@@ -18,3 +20,10 @@ def nasforge_register_strategies() -> list[type]:
     from nasforge_darts.prdarts_strategy import PRDartsStrategy
 
     return [DartsStrategy, PRDartsStrategy]
+
+
+@hookimpl
+def nasforge_register_commands() -> list[PluginCommand]:
+    from nasforge_darts.compare_cmd import darts_compare  # the command's imports load only when the CLI asks
+
+    return [PluginCommand("darts-compare", darts_compare)]

@@ -19,6 +19,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
+from nasforge import defaults
 from nasforge.budget import Budget
 from nasforge.cli.options import parse_options
 from nasforge.cli.output import err_console, out_console, print_json
@@ -30,9 +31,11 @@ from nasforge.spec import ExperimentSpec
 
 
 def hnas(
-    space: Annotated[str, typer.Option(help="Search space (nb201, darts, ...).")] = "nb201",
+    space: Annotated[str, typer.Option(help="Search space (nb201, darts, ...).")] = defaults.SPACE,
     evaluator: Annotated[str, typer.Option(help="Evaluator of each BO step.")] = "short-train",
-    dataset: Annotated[str, typer.Option(help="Evaluator's dataset (nb201-table: cifar10...).")] = ("digits"),
+    dataset: Annotated[
+        str, typer.Option(help="Evaluator's dataset (nb201-table: cifar10...).")
+    ] = defaults.TRAINING_DATASET,
     steps: Annotated[int, typer.Option(min=1, help="K: BO steps, one evaluation each.")] = 20,
     seed: Annotated[int, typer.Option(help="Seed of the pool and the BO.")] = 0,
     build_option: Annotated[

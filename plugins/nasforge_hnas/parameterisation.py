@@ -17,6 +17,9 @@ import numpy as np
 from attrs import validators as v
 
 MODES = ("normalised", "paper")
+#: log₁₀ μ bounds by mode: a wide range for median-normalised metrics, or the authors' code's
+#: NB201 bounds (tuned to its metric magnitudes, notes H3).
+DEFAULT_LOG10_MU = {"normalised": (-3.0, 2.0), "paper": (-4.0, 0.0)}
 
 
 def _bounds(value: Any) -> tuple[float, float]:
@@ -31,7 +34,11 @@ class MuNuPlane:
     """Unit-square BO coordinates (s, u) -> (μ, ν), plus the metric normalisation."""
 
     mode: str = attrs.field(default="normalised", validator=v.in_(MODES))
-    log10_mu: tuple[float, float] = attrs.field(default=(-3.0, 2.0), converter=_bounds)
+    #: Defaults to the mode's bounds (:data:`DEFAULT_LOG10_MU`), so "paper" means the code's plane.
+    log10_mu: tuple[float, float] = attrs.field(
+        default=attrs.Factory(lambda self: DEFAULT_LOG10_MU.get(self.mode, (-3.0, 2.0)), takes_self=True),
+        converter=_bounds,
+    )
     #: √ν at s = 1 in "paper" mode (5e3 on NB201, 1e2 on DARTS in the authors' code).
     scale: float = attrs.field(default=5e3, converter=float, validator=v.gt(0.0))
 

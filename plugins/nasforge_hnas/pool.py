@@ -19,15 +19,15 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import torch
 
+import nasforge
 from nasforge.genotype import Genotype
 from nasforge.metric import MetricContext
 from nasforge.registry import get_registry
-from nasforge.scoring.cache import package_version
 from nasforge.search_space import SearchSpace
 from nasforge.seeding import seeded_build
 from nasforge_hnas.pool_cache import PoolCache
-from nasforge_hnas.pool_metrics import NTK_TRACE, PoolMetrics, measure
-from nasforge_hnas.pool_settings import PoolSettings
+from nasforge_hnas.pool_metrics import PoolMetrics, measure
+from nasforge_hnas.pool_settings import M_TRACE, PoolSettings
 
 Progress = Callable[[int, int], None]
 
@@ -82,7 +82,7 @@ class PoolScorer:
         self.cache = cache
         self._batch: tuple[torch.Tensor, torch.Tensor] | None = None
         self._metric = None
-        if settings.metric != NTK_TRACE:
+        if settings.metric != M_TRACE:
             self._metric = get_registry().get("metric", settings.metric)()
         self.key = pool_key(space, settings, None if self._metric is None else self._metric.info.version)
 
@@ -133,7 +133,8 @@ def pool_key(space: SearchSpace, settings: PoolSettings, metric_version: str | N
     """The cache key of a pool's scores: the settings, and the versions of the code that
     makes the numbers (space, metric, nasforge), so an upgrade never serves old scores."""
     text = json.dumps(
-        [settings.digest(space.name), space.version, metric_version, package_version()], sort_keys=True
+        [settings.digest(space.name), space.version, metric_version, str(nasforge.__version__)],
+        sort_keys=True,
     )
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 

@@ -2,9 +2,10 @@
 
 HNAS's non-realizable score uses a metric M and the NTK condition number κ of the same
 network on the same batch (thesis eq. 7.7). With the default metric, M_Trace = √(tr Θ/m)
-(eq. 7.4), both come from one empirical NTK and one eigendecomposition, through the
-core's torch.func backends. Any registered metric can stand in for M (M_Grad, M_SNIP,
-M_GraSP, KNAS: thesis Table 7.13); κ then still comes from the NTK.
+(eq. 7.4, ``metric="m_trace"``), both come from one empirical NTK and one
+eigendecomposition, through the core's torch.func backends. Any registered metric can
+stand in for M (M_Grad, M_SNIP, M_GraSP, KNAS: thesis Table 7.13); κ then still comes
+from the NTK.
 """
 
 from __future__ import annotations
@@ -18,9 +19,6 @@ from torch import nn
 
 from nasforge.backends import KernelSpec, empirical_ntk, spectrum
 from nasforge.metric import Metric, MetricContext
-
-#: The metric computed here from the NTK rather than through the registry.
-NTK_TRACE = "ntk_trace"
 
 
 @attrs.frozen

@@ -26,12 +26,20 @@ def _positive_shape(_inst: Any, attr: attrs.Attribute, value: tuple[int, ...]) -
         raise ValueError(f"{attr.name} must be non-empty positive sizes, got {value!r}")
 
 
+#: HNAS's own M_Trace = √(tr Θ/m) (thesis eq. 7.4), computed with κ from one NTK under the
+#: pool's kernel settings; any other ``metric`` names a registered metric. It used to share
+#: its name with the zerocost plugin's NTK-trace metric, which an old ``metric`` option of
+#: that name now selects: the same quantity with that metric's own kernel defaults, computed
+#: in a second NTK pass (README: "metric was renamed").
+M_TRACE = "m_trace"
+
+
 @attrs.frozen
 class PoolSettings:
     """Scoring settings shared by every architecture of a pool."""
 
-    #: "ntk_trace" (M_Trace from the NTK) or any registered metric name.
-    metric: str = attrs.field(default="ntk_trace", validator=v.min_len(1))
+    #: :data:`M_TRACE` (M_Trace from the NTK) or any registered metric name.
+    metric: str = attrs.field(default=M_TRACE, validator=v.min_len(1))
     #: NTK output per sample: "sum" of logits is label-free (data-agnostic mode);
     #: "target" is the HNAS code's true-class logit.
     kernel_output: str = attrs.field(default="sum", validator=v.in_(OUTPUTS))

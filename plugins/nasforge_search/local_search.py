@@ -9,7 +9,6 @@ NAS-Bench-201 this is a strong baseline (White et al., 2021) and needs only
 from __future__ import annotations
 
 import collections
-from typing import Any
 
 from nasforge import Genotype, Objective, Result, SearchSpace, Strategy
 from nasforge.search_space import NEIGHBOURS, SAMPLE
@@ -60,23 +59,3 @@ class LocalSearch(Strategy):
             self._set_incumbent(g, fitness)
         elif self.round_best is None or fitness > self.round_best[1]:
             self.round_best = (g, fitness)
-
-    def state_dict(self) -> dict[str, Any]:
-        state = super().state_dict()
-        state.update(
-            incumbent=None if self.incumbent is None else [self.incumbent[0].to_json(), self.incumbent[1]],
-            queue=[g.to_json() for g in self.queue],
-            round_best=None
-            if self.round_best is None
-            else [self.round_best[0].to_json(), self.round_best[1]],
-            pending=self.pending,
-        )
-        return state
-
-    def load_state_dict(self, state: dict[str, Any]) -> None:
-        super().load_state_dict(state)
-        inc, rb = state["incumbent"], state["round_best"]
-        self.incumbent = None if inc is None else (Genotype.from_json(inc[0]), float(inc[1]))
-        self.round_best = None if rb is None else (Genotype.from_json(rb[0]), float(rb[1]))
-        self.queue = collections.deque(Genotype.from_json(g) for g in state["queue"])
-        self.pending = int(state["pending"])

@@ -10,7 +10,6 @@ reported with the REA benchmark in ``benchmarks/rea_vs_random.py``.
 from __future__ import annotations
 
 import collections
-from typing import Any
 
 from nasforge import Genotype, Objective, Result, SearchSpace, Strategy
 from nasforge.option_types import MAX_COUNT, OptionError, check_option
@@ -54,14 +53,3 @@ class RegularizedEvolution(Strategy):
 
     def tell(self, g: Genotype, result: Result) -> None:
         self.population.append((g, self.fitness(result)))  # deque drops the oldest
-
-    def state_dict(self) -> dict[str, Any]:
-        state = super().state_dict()
-        state["population"] = [[g.to_json(), f] for g, f in self.population]
-        return state
-
-    def load_state_dict(self, state: dict[str, Any]) -> None:
-        super().load_state_dict(state)
-        self.population.clear()
-        for g, f in state["population"]:
-            self.population.append((Genotype.from_json(g), float(f)))

@@ -3,7 +3,8 @@
 Sources (transcribed in the research notes, anchors.md §4.2 and seed-001 notes §6):
 "zc" = Abdelfattah et al. 2021 notebook, all 15,625 cells, one CIFAR-10 batch of 64,
 |Spearman| vs test accuracy; "vkdnw" = VKDNW (CVPR 2025) Table 1 re-run, Spearman;
-"hnas" = Shu's thesis Tables 7.5/7.12 ("realizable" = the raw metric), Spearman.
+"thesis" = Shu's thesis, the HNAS chapter, Tables 7.5/7.12 ("realizable" = the raw
+metric), Spearman.
 """
 
 from __future__ import annotations
@@ -11,17 +12,17 @@ from __future__ import annotations
 PUBLISHED_SPEARMAN_C10: dict[str, dict[str, float]] = {
     "params": {},
     "flops": {"vkdnw": 0.799},
-    "grad_norm": {"zc": 0.594, "vkdnw": 0.438, "hnas": 0.637},
-    "snip": {"zc": 0.596, "vkdnw": 0.591, "hnas": 0.639},
-    "grasp": {"zc": 0.514, "vkdnw": 0.505, "hnas": 0.566},
-    "fisher": {"zc": 0.360, "hnas": 0.39},
-    "synflow": {"zc": 0.737, "vkdnw": 0.758, "hnas": 0.78},
+    "grad_norm": {"zc": 0.594, "vkdnw": 0.438, "thesis": 0.637},
+    "snip": {"zc": 0.596, "vkdnw": 0.591, "thesis": 0.639},
+    "grasp": {"zc": 0.514, "vkdnw": 0.505, "thesis": 0.566},
+    "fisher": {"zc": 0.360, "thesis": 0.39},
+    "synflow": {"zc": 0.737, "vkdnw": 0.758, "thesis": 0.78},
     "jacob_cov": {"zc": 0.731, "vkdnw": 0.800},
-    "naswot": {"vkdnw": 0.762, "hnas": 0.09},
-    "ntk_trace": {"hnas": 0.538},
+    "naswot": {"vkdnw": 0.762, "thesis": 0.09},
+    "ntk_trace": {"thesis": 0.538},
     "ntk_cond": {},
     "ntk_lambda_min": {},
-    "knas": {"hnas": 0.53},
+    "knas": {"thesis": 0.53},
     "ensemble": {"zc": 0.817},
 }
 
@@ -30,6 +31,6 @@ CAVEATS: dict[str, str] = {
     "ensemble": "zc 'vote' is pairwise-majority agreement, not Spearman",
     "ntk_cond": "TE-NAS reports search results only, no correlation",
     "ntk_lambda_min": "Eigen-NAS reports search results only, no correlation",
-    "naswot": "hnas 0.09 is its (different) NASWOT implementation",
+    "naswot": "thesis 0.09 is its (different) NASWOT implementation",
     "params": "AZ-NAS reports Kendall 0.578 (C10), no Spearman",
 }

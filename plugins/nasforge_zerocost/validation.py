@@ -1,9 +1,10 @@
 """Validate the metrics against the NAS-Bench-201 table: ``python -m nasforge_zerocost.validation``.
 
-Scores a fixed random sample of NAS-Bench-201 cells (networks C=16, N=5 from the
-``nb201`` space, found through the registry: the plugin never imports another plugin),
-correlates each metric with the ``nb201-table`` evaluator's test accuracy, and prints the
-figures next to the published ones. Scores are cached, so an interrupted run resumes.
+Scores a fixed random sample of NAS-Bench-201 cells (networks C=16, N=5 from the core's
+default space and its tabular evaluator, ``nasforge.defaults``, found through the
+registry: the plugin never imports or names another plugin), correlates each metric with
+the table's test accuracy, and prints the figures next to the published ones. Scores are
+cached, so an interrupted run resumes.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from nasforge import defaults
 from nasforge.atomic_files import atomic_write_text
 from nasforge.registry import get_registry
 from nasforge.scoring import CorrelationResult, correlate
@@ -44,7 +46,7 @@ def run(
     *,
     sample: int = 1000,
     seed: int = 0,
-    dataset: str = "cifar10",
+    dataset: str = defaults.TABLE_DATASET,
     data: str = "gaussian",
     batch_size: int = 64,
     cache: str | None = None,
@@ -52,7 +54,7 @@ def run(
 ) -> CorrelationResult:
     """Correlation of ``metrics`` with the NAS-Bench-201 ``dataset`` test accuracy."""
     registry = get_registry()
-    space = registry.space("nb201")
+    space = registry.space(defaults.SPACE)
     start = time.perf_counter()
 
     def progress(i: int, n: int, _g: object) -> None:
@@ -63,7 +65,7 @@ def run(
     return correlate(
         space,
         list(metrics),
-        "nb201-table",
+        defaults.TABLE_EVALUATOR,
         dataset=dataset,
         sample=sample,
         seed=seed,
@@ -96,7 +98,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--metrics", default=",".join(DATA_FREE), help="comma list, or 'all'")
     parser.add_argument("--sample", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--dataset", default="cifar10")
+    parser.add_argument("--dataset", default=defaults.TABLE_DATASET)
     parser.add_argument("--data", default="gaussian")
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--cache", default=str(Path.home() / ".nasforge" / "score-cache"))

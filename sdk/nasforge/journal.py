@@ -306,6 +306,10 @@ def is_unstarted(path: Path) -> bool:
         return False
 
 
+#: Header fields that are JSON objects (or null) when present: a resume reads into them.
+HEADER_OBJECTS = ("spec", "space", "evaluator", "objective", "environment")
+
+
 class JournalReader:
     """The header, finished trials and (if the run ended) the end record of a journal.
 
@@ -330,6 +334,9 @@ class JournalReader:
         checksummed = header.get(CHECKSUM_DECLARATION)
         if checksummed not in (None, CHECKSUM_ALGORITHM):
             raise JournalError(f"{path}: unsupported trial checksum {checksummed!r}")
+        for key in HEADER_OBJECTS:
+            if header.get(key) is not None and not isinstance(header[key], dict):
+                raise JournalError(f"{path}:1: header field '{key}' must be an object, not {header[key]!r}")
         self.header: dict[str, Any] = header
         self.trials: list[Trial] = []
         self.end: dict[str, Any] | None = None
@@ -338,7 +345,7 @@ class JournalReader:
                 self._check_sum(number, record, required=checksummed is not None)
                 try:
                     self.trials.append(Trial.from_json(record))
-                except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
                     raise JournalError(f"{path}:{number}: malformed trial record ({exc})") from exc
                 self.end = None  # an end before this trial was not the run's end
             elif record["type"] == "end":

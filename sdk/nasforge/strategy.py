@@ -21,7 +21,10 @@ class Strategy(abc.ABC):
     """An ask/tell search strategy over one space.
 
     Constructed as ``cls(space, objective=..., seed=..., **options)``; options are plain
-    JSON values so the journal can record and a resume can rebuild them.
+    JSON values so the journal can record and a resume can rebuild them. There is no
+    ``state_dict``: resume is replay, so ``ask`` must depend only on the seed, the options
+    and the results told so far (the conformance kit checks it). Keeping state that way
+    is the whole contract; a second, serialised copy of it could only drift from it.
     """
 
     name: ClassVar[str]
@@ -46,15 +49,6 @@ class Strategy(abc.ABC):
     def fitness(self, result: Result) -> float:
         """The result as a number to maximise (failed results rank last)."""
         return self.objective.fitness(result)
-
-    def state_dict(self) -> dict[str, Any]:
-        """JSON-serialisable state; the default saves the random generator."""
-        version, internal, gauss = self.rng.getstate()
-        return {"rng": [version, list(internal), gauss]}
-
-    def load_state_dict(self, state: dict[str, Any]) -> None:
-        version, internal, gauss = state["rng"]
-        self.rng.setstate((version, tuple(internal), gauss))
 
 
 class OneShotStrategy(abc.ABC):

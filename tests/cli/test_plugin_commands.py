@@ -39,7 +39,7 @@ def test_without_the_hnas_plugin_there_is_no_hnas_command() -> None:
     without = load_registry(disabled=["hnas"])  # the entry point is not loaded, as if uninstalled
     assert not without.has("command", "hnas") and not without.has("strategy", "hnas")
     app = _fresh_app()
-    assert mount_plugin_commands(app, without) == []
+    assert "hnas" not in mount_plugin_commands(app, without)
     assert "hnas" not in _command_names(app) and "search" in _command_names(app)
 
 
@@ -73,7 +73,7 @@ def test_a_plugin_whose_command_hook_raises_is_listed_failed_and_others_work(cli
     broken = next(p for p in registry.plugins if "Broken" in p.module)
     assert not broken.ok and "missing optional dependency" in (broken.error or "")
     app = _fresh_app()
-    assert mount_plugin_commands(app, registry) == ["hello", "hnas"]
+    assert mount_plugin_commands(app, registry) == ["darts-compare", "hello", "hnas"]
     from typer.testing import CliRunner
 
     result = CliRunner().invoke(app, ["hello"])

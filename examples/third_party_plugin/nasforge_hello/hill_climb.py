@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from nasforge import Genotype, Objective, Result, SearchSpace, Strategy
 from nasforge.search_space import MUTATE, SAMPLE
 
@@ -34,15 +32,3 @@ class HillClimb(Strategy):
             self.best, self.stale = (g, fitness), 0
         else:
             self.stale += 1
-
-    def state_dict(self) -> dict[str, Any]:
-        state = super().state_dict()
-        state["best"] = None if self.best is None else [self.best[0].to_json(), self.best[1]]
-        state["stale"] = self.stale
-        return state
-
-    def load_state_dict(self, state: dict[str, Any]) -> None:
-        super().load_state_dict(state)
-        best = state["best"]
-        self.best = None if best is None else (Genotype.from_json(best[0]), float(best[1]))
-        self.stale = int(state["stale"])
