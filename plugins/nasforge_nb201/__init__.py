@@ -1,12 +1,12 @@
 """NAS-Bench-201 for nasforge: the 15,625-cell space, its networks and supernet, and the
-bundled benchmark table behind a simulated-clock evaluator.
+bundled benchmark table behind an evaluator that follows the benchmark protocol
+(validation accuracy as fitness, recorded training seconds as cost, test accuracy reported).
 
 Registered through the ``nasforge`` entry point ``nb201``; importing this package reads
 no data (the table loads on first lookup).
 """
 
 from nasforge_nb201.arch import OP_NAMES
-from nasforge_nb201.clock import TrainingClock
 from nasforge_nb201.datasets import DATASET_NAMES, BenchmarkDataset, benchmark_dataset
 from nasforge_nb201.evaluator import NB201TableEvaluator
 from nasforge_nb201.flops import network_macs
@@ -24,7 +24,6 @@ __all__ = [
     "NB201Supernet",
     "NB201Table",
     "NB201TableEvaluator",
-    "TrainingClock",
     "benchmark_dataset",
     "build",
     "load_table",

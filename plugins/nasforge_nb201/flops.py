@@ -1,7 +1,7 @@
 """Analytic multiply-accumulate counts of NAS-Bench-201 networks, without building one.
 
-The simulated clock needs a cost for each of 15,625 cells in microseconds, so the count is
-closed-form: convolutions and the classifier only (BN, ReLU, pooling and additions are
+Size and cost baselines (the ``flops`` metric, sweeps over all 15,625 cells) need the count in
+microseconds, so it is closed-form: convolutions and the classifier only (BN, ReLU, pooling and additions are
 bandwidth-bound and left out, as most FLOP counters do). For the all ``nor_conv_3x3`` cell
 at C=16, N=5 on 32x32 this gives 220.12M MACs, the benchmark's reported maximum of
 about 220 MFLOPs. A test cross-checks it against hooks on real modules.
