@@ -16,8 +16,9 @@ Settings (all stated, none tuned to a target):
   five ops); one search per seed with 10 classes, its cell read on all three datasets.
 - HNAS: M_Trace and κ of one NTK (label-free sum of logits, m = 64); pool of 500
   uniform draws per seed; 20 BO steps (5 initial probes, EI), F = |x|, normalised
-  (μ, ν) plane. Each BO step is one nb201-table query of the dataset's 200-epoch test
-  accuracy (the table has no validation column, as for the README's REA figures).
+  (μ, ν) plane. Each BO step is one nb201-table query; the evaluator follows the benchmark
+  protocol (the 200-epoch validation accuracy is observed, the chosen cell's test accuracy
+  reported). Figures recorded before the table had a validation column observed test.
 - Random search: the registered ``random`` strategy with the same 20 table queries.
 
 Runs are appended to ``--results`` (JSON lines) and skipped when already there, so the

@@ -9,8 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
+import torch
 
-from nasforge.option_types import MAX_COUNT, as_dict, as_float, as_tuple, in_range, typed
+from nasforge.option_types import MAX_COUNT, OptionError, as_dict, as_float, as_tuple, in_range, show, typed
 from nasforge.training import AdamConfig, SGDConfig
 
 _count = [typed, in_range(ge=1, le=MAX_COUNT)]
@@ -49,6 +50,16 @@ class BilevelConfig:
     max_batches: int | None = attrs.field(default=None, validator=[typed, in_range(ge=1, le=MAX_COUNT)])
     #: Evaluate the supernet (and the derived cell with inherited weights) every n epochs.
     eval_every: int = attrs.field(default=1, validator=_count)
+    #: Where the supernet and every batch live: "cpu", "cuda" or "cuda:N" (whether it is
+    #: available is checked when a strategy is made, so a config can be written anywhere).
+    device: str = attrs.field(default="cpu", validator=typed)
+
+    @device.validator
+    def _device_name(self, attr: attrs.Attribute, value: str) -> None:
+        try:
+            torch.device(value)
+        except (RuntimeError, ValueError) as exc:
+            raise OptionError(f"option 'device' expects cpu, cuda or cuda:N, got {show(value)}") from exc
 
     @arch_betas.validator
     def _betas_in_range(self, attr: attrs.Attribute, value: tuple[float, float]) -> None:

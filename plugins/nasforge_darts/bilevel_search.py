@@ -20,8 +20,11 @@ import torch
 import torch.nn.functional as F
 from rich.console import Console
 
-from nasforge.datasets import TensorData
+from nasforge.backends import resolve_device
+from nasforge.datasets import TensorData, network_options
 from nasforge.genotype import Genotype
+from nasforge.option_types import OptionError
+from nasforge.registry import Registry
 from nasforge.result import Result, SearchOutcome, Trial
 from nasforge.search_space import SUPERNET, SearchSpace
 from nasforge.seeding import seeded_build, seeded_generator
@@ -67,13 +70,18 @@ class BilevelSearch(OneShotStrategy):
         progress: bool = True,
         console: Console | None = None,
         config: BilevelConfig | None = None,
+        registry: Registry | None = None,
         **options: Any,
     ) -> None:
+        """``options`` override ``config`` (default: the method's); ``registry`` resolves a
+        dataset named in ``fit`` (default: the process-wide one)."""
         self.seed = int(seed)
         self.progress = progress
         self.console = console
+        self.registry = registry
         base = config if config is not None else self.default_config()
         self.config = attrs.evolve(base, **options) if options else base
+        _device(self.config)  # "cuda" without CUDA fails now, in one line
 
     def default_config(self) -> BilevelConfig:
         return self.config_class()
@@ -125,11 +133,17 @@ class BilevelSearch(OneShotStrategy):
         cfg = attrs.evolve(self.config, **options) if options else self.config
         space.require(self.requires, by=f"strategy '{self.name}'")
         self.active_config = cfg
+        device = _device(cfg)
         gen = seeded_generator(self.seed)
-        train, val = search_splits(data, train_portion=cfg.train_portion, seed=self.seed)
+        train, val = search_splits(
+            data, train_portion=cfg.train_portion, seed=self.seed, registry=self.registry
+        )
         module = supernet
         if module is None:  # initialised from the seed alone, not from torch's global generator
             module = seeded_build(lambda: self._build_supernet(space, cfg, train), self.seed)
+        # built on the CPU from the seed, then moved: the same initial weights on any device
+        module = module.to(device)
+        train, val = _on_device(train, device), _on_device(val, device)
         view = SupernetView(as_supernet(module, by=f"strategy '{self.name}'"), **self.view_options())
         w_opt = cfg.weight_optimizer().build(view.weight_parameters())
         a_opt = cfg.arch_optimizer().build(view.arch_parameters())
@@ -187,9 +201,7 @@ class BilevelSearch(OneShotStrategy):
         )
 
     def _build_supernet(self, space: SearchSpace, cfg: BilevelConfig, train: TensorData) -> torch.nn.Module:
-        options: dict[str, Any] = {"num_classes": train.num_classes}
-        if len(train.input_shape) == 3:
-            options["in_channels"] = train.input_shape[0]
+        options: dict[str, Any] = network_options(train.input_shape, train.num_classes)
         if "layers" in (supernet_option_names(space) or ()):  # a cell-stacking supernet (DARTS's)
             options["layers"] = cfg.darts_layers
         options.update(cfg.supernet)
@@ -284,3 +296,18 @@ class BilevelSearch(OneShotStrategy):
 
 
 _OBJECTIVES: Sequence[str] = ("val_accuracy", "val_loss", "derived_val_accuracy", "train_loss")
+
+
+def _device(cfg: BilevelConfig) -> torch.device:
+    """The config's device, refused in one line when it is not available here."""
+    try:
+        return resolve_device(cfg.device)
+    except (ValueError, RuntimeError) as exc:
+        raise OptionError(f"option 'device': {exc}") from exc
+
+
+def _on_device(data: TensorData, device: torch.device) -> TensorData:
+    """``data`` with its tensors on ``device`` (itself when they are there already)."""
+    if data.x.device == device and data.y.device == device:
+        return data
+    return TensorData(data.name, data.x.to(device), data.y.to(device), data.num_classes)

@@ -2,9 +2,11 @@
 
 ``Nasi(seed=..., **options).fit(space, data)`` builds the space's supernet from the seed,
 chooses the space's relaxation, runs Algorithm 1 and returns a SearchOutcome whose
-``produced_by`` holds the full NASI record. ``data`` is a TensorData, a registered
-dataset name, or None for data-agnostic runs (``inputs="gaussian"`` with
-``input_shape`` and ``num_classes``).
+``produced_by`` holds the full NASI record. ``data`` is a TensorData (what a run hands
+over), a dataset name (looked up in the registry the strategy was constructed with), or
+None for data-agnostic runs (``inputs="gaussian"`` with ``input_shape`` and
+``num_classes``). The option ``device`` (cpu, cuda, cuda:N) places the supernet and
+every batch; an unavailable device is refused when the strategy is made.
 """
 
 from __future__ import annotations
@@ -17,10 +19,11 @@ import torch
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from nasforge.datasets import TensorData
+from nasforge.backends import resolve_device
+from nasforge.datasets import TensorData, load_dataset, network_options
 from nasforge.errors import NasforgeError
 from nasforge.genotype import Genotype
-from nasforge.registry import get_registry
+from nasforge.registry import Registry, get_registry
 from nasforge.result import Result, SearchOutcome, Trial
 from nasforge.search_space import SUPERNET, SearchSpace
 from nasforge.seeding import seeded_build
@@ -50,9 +53,13 @@ class Nasi(OneShotStrategy):
     name: ClassVar[str] = "nasi"
     requires: ClassVar[frozenset[str]] = frozenset({SUPERNET})
 
-    def __init__(self, *, seed: int = 0, progress: bool = False, **options: Any) -> None:
+    def __init__(
+        self, *, seed: int = 0, progress: bool = False, registry: Registry | None = None, **options: Any
+    ) -> None:
+        """``registry`` resolves a dataset named in ``fit`` (default: the process-wide one)."""
         self.seed = seed
         self.progress = progress
+        self.registry = registry
         self.console: Console | None = None  # the one-shot runner may set its own
         self.options = dict(options)
         make_config({**self.options, "seed": seed})  # bad options fail here, before any work
@@ -69,7 +76,7 @@ class Nasi(OneShotStrategy):
         proxy Θ̃, its penalised objective R and ν), handed to ``on_trial`` at once."""
         space.require(self.requires, by=f"strategy '{self.name}'")
         config = make_config({"seed": self.seed, **self.options, **options})
-        dataset = resolve_data(data, seed=config.seed)
+        dataset = resolve_data(data, seed=config.seed, registry=self.registry)
         generator = torch.Generator().manual_seed(config.seed)
         batches = ProxyBatches(
             dataset,
@@ -127,17 +134,23 @@ def make_config(options: dict[str, Any]) -> NasiConfig:
             f"nasi does not accept option(s) {unknown} (accepts: {', '.join(sorted(fields))})"
         )
     try:
-        return NasiConfig(**options)
+        config = NasiConfig(**options)
     except (TypeError, ValueError) as exc:
         raise NasforgeError(f"bad nasi option: {exc}") from exc
+    try:  # "cuda" without CUDA fails here, in one line, not inside the first batch
+        device = resolve_device(config.device)
+    except (ValueError, RuntimeError) as exc:
+        raise NasforgeError(f"bad nasi option device={config.device!r}: {exc}") from exc
+    return attrs.evolve(config, device=str(device))
 
 
-def resolve_data(data: Any, *, seed: int) -> TensorData | None:
-    """A TensorData from an instance, a registered dataset name, or None."""
+def resolve_data(data: Any, *, seed: int, registry: Registry | None = None) -> TensorData | None:
+    """A TensorData from an instance, a dataset name (through ``registry``, the
+    process-wide default if None), or None."""
     if data is None or isinstance(data, TensorData):
         return data
     if isinstance(data, str):
-        return get_registry().get("dataset", data).load(seed=seed)
+        return load_dataset(data, registry=registry if registry is not None else get_registry(), seed=seed)
     raise NasforgeError(f"nasi data must be a TensorData, a dataset name or None, got {type(data).__name__}")
 
 
@@ -145,9 +158,9 @@ def supernet_defaults(space: SearchSpace, config: NasiConfig, batches: ProxyBatc
     """The user's supernet options, with classes and input channels taken from the data
     where the space's supernet accepts them (so digits' 1x8x8 works with no options)."""
     opts = dict(config.supernet)
-    accepted = supernet_option_names(space)
-    if accepted is None or "num_classes" in accepted:
-        opts.setdefault("num_classes", batches.num_classes)
-    if accepted is None or "in_channels" in accepted:
-        opts.setdefault("in_channels", batches.input_shape[0])
+    inferred = network_options(
+        batches.input_shape, batches.num_classes, accepted=supernet_option_names(space)
+    )
+    for key, value in inferred.items():
+        opts.setdefault(key, value)
     return opts

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from nasforge.metric import Metric
+from nasforge.registry import Registry, get_registry
 from nasforge_zerocost.ensemble import RankEnsemble
 from nasforge_zerocost.fisher import Fisher
 from nasforge_zerocost.gradient import GradNorm, Grasp, Snip
@@ -32,10 +33,9 @@ METRICS: tuple[type[Metric], ...] = (
 BY_NAME: dict[str, type[Metric]] = {m.info.name: m for m in METRICS}
 
 
-def make_metric(name: str) -> Metric:
-    """An instance of a metric by name: this plugin's first, then any registered one."""
+def make_metric(name: str, *, registry: Registry | None = None) -> Metric:
+    """An instance of a metric by name: this plugin's first, then one of ``registry`` (the
+    process-wide default if None)."""
     if name in BY_NAME:
         return BY_NAME[name]()
-    from nasforge.registry import get_registry
-
-    return get_registry().get("metric", name)()
+    return (registry if registry is not None else get_registry()).get("metric", name)()

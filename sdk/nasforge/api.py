@@ -1,15 +1,29 @@
-"""The Python face of the main CLI tasks: one call per command, same defaults."""
+"""The Python face of the main CLI tasks: one call per command, same defaults.
+
+Each call takes the ``registry`` its components come from; without one it uses the
+process-wide default (``nasforge.get_registry()``), chosen here, at the entry point, and
+passed down to everything the run builds. Components a caller does not name are the core
+defaults of :mod:`nasforge.defaults`; when the plugin supplying one is missing, the call
+fails in one line saying so.
+"""
 
 from __future__ import annotations
 
+import inspect
 import os
 from typing import Any
 
+import attrs
+
+from nasforge import defaults
+from nasforge.backends.device import resolve_device
 from nasforge.budget import Budget
+from nasforge.defaults import default_component
 from nasforge.errors import NasforgeError
 from nasforge.experiment import Experiment
 from nasforge.journal import JournalReader
-from nasforge.one_shot_run import is_one_shot, resume_one_shot, run_one_shot
+from nasforge.one_shot_run import resume_one_shot, run_one_shot
+from nasforge.option_types import OptionError
 from nasforge.registry import Registry, get_registry
 from nasforge.result import SearchOutcome
 from nasforge.search_space import SearchSpace
@@ -20,15 +34,18 @@ DEFAULT_TRIALS = 100
 
 def load_space(name: str, *, registry: Registry | None = None, **options: Any) -> SearchSpace:
     """The registered search space ``name``, constructed with ``options``."""
-    return (registry or get_registry()).space(name, **options)
+    return (registry if registry is not None else get_registry()).space(name, **options)
 
 
 def build_spec(
-    space: str = "nb201",
-    strategy: str = "rea",
+    space: str | None = None,
+    strategy: str | None = None,
     evaluator: str | None = None,
     *,
     dataset: str | None = None,
+    train_data: str | None = None,
+    benchmark_dataset: str | None = None,
+    device: str | None = None,
     trials: int | None = None,
     seconds: float | None = None,
     simulated_seconds: float | None = None,
@@ -43,11 +60,20 @@ def build_spec(
 ) -> ExperimentSpec:
     """A spec with the CLI's defaults filled in, for ask/tell and one-shot strategies.
 
-    Ask/tell: evaluator ``nb201-table``, dataset ``cifar10``, 100 trials unless a budget is
-    given. One-shot: ``dataset`` is the training data (``digits``); the search's length
-    is a strategy option (``epochs``), so a budget is refused.
+    Unnamed components are the defaults of :mod:`nasforge.defaults` (space nb201,
+    strategy rea, and for ask/tell the nb201-table evaluator on cifar10 with 100 trials
+    unless a budget is given). ``train_data`` is what networks train on (a one-shot
+    search, an evaluator that trains; default digits), ``benchmark_dataset`` the
+    benchmark evaluator's dataset; ``dataset`` is the older single name, meaning the
+    training data of a one-shot run or a training evaluator and the benchmark dataset
+    otherwise. ``device`` (cpu, cuda, cuda:N) goes to a one-shot strategy, or to an
+    ask/tell evaluator that takes one. A one-shot search's length is a strategy option
+    (``epochs``), so a budget is refused.
     """
-    base = ExperimentSpec(
+    registry = registry if registry is not None else get_registry()
+    space = space or default_component(registry, "space", defaults.SPACE)
+    strategy = strategy or default_component(registry, "strategy", defaults.STRATEGY)
+    spec = ExperimentSpec(
         space=space,
         strategy=strategy,
         evaluator=evaluator,
@@ -60,27 +86,79 @@ def build_spec(
         executor=executor,
         workers=workers,
         dedup=dedup,
+        train_data=train_data,
+        benchmark_dataset=benchmark_dataset,
     )
-    import attrs
-
     has_budget = trials is not None or seconds is not None or simulated_seconds is not None
-    if is_one_shot(base, registry):
+    if spec.is_one_shot(registry):
         if has_budget:
             raise NasforgeError(f"'{strategy}' is one-shot: set its length with -o epochs=N, not a budget")
-        return attrs.evolve(base, dataset=dataset or "digits")
+        spec = _with_default_data(spec.resolve(registry), registry)
+        return _checked(_with_device(spec, device, registry), registry)
+    if evaluator is None:
+        spec = attrs.evolve(
+            spec, evaluator=default_component(registry, "evaluator", defaults.TABLE_EVALUATOR)
+        )
     if not has_budget:
         trials = DEFAULT_TRIALS
-    return attrs.evolve(
-        base,
-        evaluator=evaluator or "nb201-table",
-        dataset=dataset or "cifar10",
-        budget=Budget(trials=trials, seconds=seconds, simulated_seconds=simulated_seconds),
+    spec = attrs.evolve(
+        spec, budget=Budget(trials=trials, seconds=seconds, simulated_seconds=simulated_seconds)
     )
+    return _checked(
+        _with_device(_with_default_data(spec.resolve(registry), registry), device, registry), registry
+    )
+
+
+def _with_default_data(spec: ExperimentSpec, registry: Registry) -> ExperimentSpec:
+    """The default datasets of :mod:`nasforge.defaults` where the (resolved) spec names none:
+    training data for a one-shot search or a training evaluator; the table's dataset for
+    the default table evaluator (another evaluator keeps its own default)."""
+    if spec.train_data is None and (spec.is_one_shot(registry) or spec.evaluator_trains(registry)):
+        return attrs.evolve(spec, train_data=defaults.TRAINING_DATASET)
+    if (
+        spec.evaluator == defaults.TABLE_EVALUATOR
+        and not spec.is_one_shot(registry)
+        and spec.benchmark_dataset is None
+        and "dataset" not in spec.evaluator_options
+    ):
+        return attrs.evolve(spec, benchmark_dataset=defaults.TABLE_DATASET)
+    return spec
+
+
+def _checked(spec: ExperimentSpec, registry: Registry) -> ExperimentSpec:
+    """``spec``, once its evaluator's dataset is known not to be named twice differently."""
+    if spec.evaluator is not None:
+        spec.evaluator_dataset(registry)
+    return spec
+
+
+def _with_device(spec: ExperimentSpec, device: str | None, registry: Registry) -> ExperimentSpec:
+    """``device`` as the one-shot strategy's option, or the ask/tell evaluator's; an
+    unavailable CUDA device is refused here, in one line, before anything is built."""
+    if device is None:
+        return spec
+    try:
+        resolve_device(device)
+    except (ValueError, RuntimeError) as exc:
+        raise OptionError(f"--device {device}: {exc}") from exc
+    if spec.is_one_shot(registry):
+        target, options = "strategy", spec.strategy_options
+    else:
+        evaluator_cls = registry.get("evaluator", spec.evaluator)
+        if "device" not in inspect.signature(evaluator_cls).parameters:
+            raise OptionError(
+                f"--device: evaluator '{spec.evaluator}' takes no device (it applies to one-shot "
+                "strategies and to evaluators that train)"
+            )
+        target, options = "evaluator", spec.evaluator_options
+    if options.get("device", device) != device:
+        raise OptionError(f"--device {device} and the {target} option device={options['device']} disagree")
+    return attrs.evolve(spec, **{f"{target}_options": {**options, "device": device}})
 
 
 def search(
-    space: str = "nb201",
-    strategy: str = "rea",
+    space: str | None = None,
+    strategy: str | None = None,
     evaluator: str | None = None,
     *,
     run_dir: str | os.PathLike[str] | None = None,
@@ -90,17 +168,19 @@ def search(
 ) -> SearchOutcome:
     """Run a journaled search (the Python twin of ``nasforge search``).
 
-    ``spec_options`` are those of :func:`build_spec` (dataset, trials, seed, ...). With
-    ``run_dir`` every trial is journaled and an interrupted run continues with
-    :func:`resume`.
+    ``spec_options`` are those of :func:`build_spec` (train_data, benchmark_dataset,
+    trials, seed, device, ...). With ``run_dir`` every trial is journaled and an
+    interrupted run continues with :func:`resume`. Every component comes from
+    ``registry`` (default: the process-wide one).
 
     Raises :class:`~nasforge.errors.SearchFailedError` when every trial failed (there is
     no best to return), :class:`~nasforge.errors.CapabilityError` when the evaluator
     cannot serve the space (before any trial), and
     :class:`~nasforge.errors.RunInUseError` when another process writes ``run_dir``.
     """
+    registry = registry if registry is not None else get_registry()
     spec = build_spec(space, strategy, evaluator, registry=registry, **spec_options)
-    if is_one_shot(spec, registry):
+    if spec.is_one_shot(registry):
         return run_one_shot(spec, run_dir=run_dir, registry=registry, progress=progress).outcome
     return Experiment.from_spec(spec, run_dir=run_dir, registry=registry, progress=progress).run()
 
@@ -114,6 +194,7 @@ def resume(
     work); one that did not takes the run directory's lock, and is refused with
     :class:`~nasforge.errors.RunInUseError` while another process writes it.
     """
+    registry = registry if registry is not None else get_registry()
     if JournalReader.of_run(run_dir).header.get("mode") == "one-shot":
         return resume_one_shot(run_dir, progress=progress, registry=registry).outcome
     return Experiment.resume(run_dir, registry=registry, progress=progress).run()

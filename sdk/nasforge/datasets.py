@@ -1,24 +1,30 @@
-"""Small in-memory datasets that always work offline, and the dataset registry entries.
+"""Small in-memory datasets that always work offline, and the one owner of dataset names.
 
 Training-free metrics and CPU demos need one batch or a few thousand samples, not a data
 pipeline; everything here is a pair of tensors with a content hash for the journal.
 Built in: sklearn's bundled ``digits``; ``gaussian`` (random data, random labels: the
 data-agnostic mode); ``digits-random-labels`` (label-agnostic); ``cifar10``/``cifar100``
 through torchvision, only when the user already has them on disk.
+
+Runs, evaluators, sweeps and strategies turn a dataset name into data only through
+:func:`load_dataset` (with the caller's registry) and read what a network must be built
+for only through :func:`network_options`, so a name is looked up, and a shape inferred,
+the same way everywhere. This module sits below the registry (the core's built-in plugin
+imports it), so it never fetches the process-wide registry itself.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import attrs
 import torch
 
-from nasforge.errors import NasforgeError
+from nasforge.errors import NasforgeError, UnknownNameError
 from nasforge.optional import require
 
 
@@ -151,3 +157,50 @@ BUILTIN_DATASETS = (
         "cifar100", "CIFAR-100 via torchvision, from disk only", _torchvision_loader("cifar100", 100)
     ),
 )
+
+
+class ComponentLookup(Protocol):
+    """What :func:`load_dataset` needs of a registry (a :class:`nasforge.Registry` is one)."""
+
+    def get(self, kind: str, name: str) -> Any: ...
+
+
+def load_dataset(
+    name: str, *, registry: ComponentLookup | None = None, seed: int = 0, **options: Any
+) -> TensorData:
+    """The dataset registered as ``name``, loaded with ``seed`` and ``options``.
+
+    ``registry`` is the caller's (a run's, the CLI's); without one only the core's
+    built-in datasets are known. Choosing the process-wide registry is for the entry
+    points (``nasforge.get_registry()``), never for a loader deep inside a run, where it
+    would silently ignore the registry the run was given.
+    """
+    if registry is not None:
+        source = registry.get("dataset", name)
+    else:
+        builtin = {d.name: d for d in BUILTIN_DATASETS}
+        if name not in builtin:
+            raise UnknownNameError("dataset", name, builtin)
+        source = builtin[name]
+    data = source.load(seed=seed, **options)
+    if not isinstance(data, TensorData):
+        raise NasforgeError(f"dataset '{name}' loaded a {type(data).__name__}, not a TensorData")
+    return data
+
+
+def network_options(
+    input_shape: tuple[int, ...], num_classes: int, *, accepted: Collection[str] | None = None
+) -> dict[str, int]:
+    """The network options the data decides: ``num_classes``, and ``in_channels`` for
+    image-shaped ``(C, H, W)`` inputs, each only where ``accepted`` (None: any) takes it.
+
+    Every place that builds a network or supernet for a dataset (short training, the
+    one-shot searches, exports) fills these in the same way, so ``digits``' 1x8x8 images
+    work with no options anywhere; options the user gives are meant to override them.
+    """
+    out: dict[str, int] = {}
+    if accepted is None or "num_classes" in accepted:
+        out["num_classes"] = int(num_classes)
+    if len(input_shape) == 3 and (accepted is None or "in_channels" in accepted):
+        out["in_channels"] = int(input_shape[0])
+    return out

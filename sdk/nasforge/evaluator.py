@@ -17,7 +17,15 @@ class Evaluator(abc.ABC):
 
     Subclasses set ``name`` and ``objective``; ``simulated`` says whether ``Result.cost``
     is a simulated clock (tabular benchmarks) rather than wall time.
-    Constructed as ``cls(space, dataset=..., **options)``.
+    Constructed as ``cls(space, dataset=..., **options)``; a run also hands over, to a
+    constructor that declares them as keyword parameters, its ``seed`` (so ``--seed``
+    reaches the evaluator), its ``registry`` and, to an evaluator that ``trains``, the
+    loaded training ``data`` (a :class:`~nasforge.datasets.TensorData`).
+
+    ``dataset`` means one of two things, which the class declares with ``trains``: the
+    dataset of a benchmark the evaluator reports on (nb201-table's table column, chosen
+    with ``--benchmark-dataset``), or, when ``trains`` is true, the registered dataset it
+    trains networks on (short-train's, chosen with ``--train-data``).
 
     What an evaluator needs of a space is declared (``spaces``, ``requires``,
     ``build_options``) and checked before a run starts (:meth:`preflight`), so a pairing
@@ -26,6 +34,9 @@ class Evaluator(abc.ABC):
 
     name: ClassVar[str]
     simulated: ClassVar[bool] = False
+    #: True when ``dataset`` names registered data this evaluator trains networks on
+    #: (the run's training data), False when it names a benchmark's dataset.
+    trains: ClassVar[bool] = False
     #: The space names this evaluator works on; empty means any space.
     spaces: ClassVar[frozenset[str]] = frozenset()
     #: Space capabilities this evaluator needs (e.g. ``build``), as a strategy's ``requires``.

@@ -36,7 +36,7 @@ from nasforge.registry import Registry, get_registry
 from nasforge.result import Result, SearchOutcome, Trial, best_trial
 from nasforge.run_lock import RunLock
 from nasforge.search_space import SearchSpace
-from nasforge.spec import ExperimentSpec
+from nasforge.spec import ExperimentSpec, spec_differences
 from nasforge.strategy import Strategy
 
 #: Consecutive already-seen asks after which a dedup'd search is declared exhausted.
@@ -44,7 +44,12 @@ MAX_DUPLICATE_ASKS = 10_000
 
 
 class Experiment:
-    """One search run. Build it from a spec (``from_spec``) or from instances."""
+    """One search run. Build it from a spec (``from_spec``) or from instances.
+
+    ``registry`` is where the run's components came from and whose event hooks
+    (``nasforge_trial_end``, ``nasforge_search_end``) it calls; an Experiment built from
+    instances without one uses the process-wide default, so loggers see every run.
+    """
 
     def __init__(
         self,
@@ -63,7 +68,7 @@ class Experiment:
         self.space, self.strategy, self.evaluator, self.spec = space, strategy, evaluator, spec
         self.executor = executor or InProcessExecutor()
         self.run_dir = Path(run_dir) if run_dir is not None else None
-        self.registry = registry
+        self.registry = registry if registry is not None else get_registry()
         self.progress = progress
         self.console = console or Console(stderr=True)
         self.trials: list[Trial] = []
@@ -80,7 +85,7 @@ class Experiment:
         registry: Registry | None = None,
         **kwargs: Any,
     ) -> Experiment:
-        registry = registry or get_registry()
+        registry = registry if registry is not None else get_registry()
         space, evaluator, strategy, executor = spec.build(registry)
         return cls(
             space, strategy, evaluator, spec, executor=executor, run_dir=run_dir, registry=registry, **kwargs
@@ -143,82 +148,108 @@ class Experiment:
             self.console.print(f"[yellow]journal: cut a torn last line (a killed write), saved to {saved}[/]")
 
     def _loop(self, replay: _Replay, writer: JournalWriter | None) -> None:
-        recorded = replay.trials
-        budget = self.spec.budget
-        seen: dict[Genotype, Result] = {}
-        sim_clock = 0.0
-        wall_before = 0.0  # wall seconds spent by earlier (replayed) sessions
-        started = time.perf_counter()
-        duplicates = 0
+        """Rounds of: ask (deduplicated), answer from the journal, evaluate the rest, record.
+
+        One round asks for as many genotypes as the executor runs at once. Replayed
+        trials come first and in order, so a resumed run stands exactly where it stood.
+        """
+        state = _LoopState(recorded=replay.trials)
         with self._progress_bar() as bar:
-            while True:
-                done = len(self.trials)
-                wall = wall_before + (time.perf_counter() - started)
-                if budget.exhausted(trials=done, seconds=wall, simulated_seconds=sim_clock):
-                    break
-                if replay.ended and done >= len(recorded):
-                    break  # an ended run is re-read, never extended (replayed wall time runs short)
-                want = self.executor.workers
-                if budget.trials is not None:
-                    want = min(want, budget.trials - done)
-                asks: list[Genotype] = []
-                while len(asks) < want:
-                    g = self.strategy.ask()
-                    self.space.validate(g)  # a strategy bug surfaces here, not in a model
-                    if self.spec.dedup and g in seen:
-                        self.strategy.tell(g, seen[g])
-                        duplicates += 1
-                        if duplicates >= MAX_DUPLICATE_ASKS:
-                            break
-                        continue
-                    duplicates = 0
-                    asks.append(g)
+            while not self._finished(replay, state):
+                asks = self._ask(state)
                 if not asks:
                     self.console.print("[yellow]search space exhausted: the strategy only repeats itself[/]")
                     break
-                # answer from the journal first, then evaluate the rest
-                results: list[Result | None] = []
-                walls: list[float] = []
-                for offset, g in enumerate(asks):
-                    index = len(self.trials) + offset
-                    if index < len(recorded):
-                        old = recorded[index]
-                        if old.genotype != g:
-                            raise JournalError(
-                                f"journal diverges at trial {index}: the strategy asked "
-                                f"{self.space.format(g)}, the journal holds "
-                                f"{self.space.format(old.genotype)} (different seed or code?)"
-                            )
-                        results.append(old.result)
-                        walls.append(old.wall_seconds)
-                        wall_before += old.wall_seconds
-                    else:
-                        results.append(None)
-                        walls.append(0.0)
-                fresh = [g for g, r in zip(asks, results, strict=True) if r is None]
-                if fresh:
-                    t0 = time.perf_counter()
-                    new = iter(self.executor.map(self.evaluator, fresh))
-                    per = (time.perf_counter() - t0) / len(fresh)
-                    for k, r in enumerate(results):
-                        if r is None:
-                            results[k], walls[k] = next(new), per
-                for g, r, w in zip(asks, results, walls, strict=True):
-                    assert r is not None
-                    trial = Trial(index=len(self.trials), genotype=g, result=r, wall_seconds=w)
-                    is_new = trial.index >= len(recorded)
-                    if is_new and writer is not None:
-                        writer.trial(trial)
-                    self.strategy.tell(g, r)
-                    seen[g] = r
-                    sim_clock += r.cost
-                    self.trials.append(trial)
-                    self._best = best_trial(
-                        [t for t in (self._best, trial) if t is not None], self.strategy.objective
-                    )
-                    if is_new:
-                        self._hook("nasforge_trial_end", experiment=self, trial=trial)
-                    self._advance(bar, trial)
+                answers = self._answer_from_journal(asks, state)
+                self._evaluate_fresh(asks, answers)
+                for g, (result, wall) in zip(asks, answers, strict=True):
+                    assert result is not None
+                    self._record(g, result, wall, state, writer, bar)
+
+    def _finished(self, replay: _Replay, state: _LoopState) -> bool:
+        """The budget is spent, or an ended run has been re-read (never extended: its
+        replayed wall time runs short of what the budget counted)."""
+        done = len(self.trials)
+        if self.spec.budget.exhausted(trials=done, seconds=state.wall(), simulated_seconds=state.sim_clock):
+            return True
+        return replay.ended and done >= len(state.recorded)
+
+    def _ask(self, state: _LoopState) -> list[Genotype]:
+        """Up to one round of new genotypes; with dedup, a repeat is told its earlier result
+        at once and asked again (empty: the strategy only repeats itself)."""
+        want = self.executor.workers
+        budget = self.spec.budget
+        if budget.trials is not None:
+            want = min(want, budget.trials - len(self.trials))
+        asks: list[Genotype] = []
+        while len(asks) < want:
+            g = self.strategy.ask()
+            self.space.validate(g)  # a strategy bug surfaces here, not in a model
+            if self.spec.dedup and g in state.seen:
+                self.strategy.tell(g, state.seen[g])
+                state.duplicates += 1
+                if state.duplicates >= MAX_DUPLICATE_ASKS:
+                    break
+                continue
+            state.duplicates = 0
+            asks.append(g)
+        return asks
+
+    def _answer_from_journal(self, asks: list[Genotype], state: _LoopState) -> list[_Answer]:
+        """(result, wall seconds) of each ask the journal holds, in order; (None, 0) for the
+        rest. An ask other than the recorded one means another search: refused."""
+        answers: list[_Answer] = []
+        for offset, g in enumerate(asks):
+            index = len(self.trials) + offset
+            if index >= len(state.recorded):
+                answers.append((None, 0.0))
+                continue
+            old = state.recorded[index]
+            if old.genotype != g:
+                raise JournalError(
+                    f"journal diverges at trial {index}: the strategy asked "
+                    f"{self.space.format(g)}, the journal holds "
+                    f"{self.space.format(old.genotype)} (different seed or code?)"
+                )
+            answers.append((old.result, old.wall_seconds))
+            state.wall_before += old.wall_seconds
+        return answers
+
+    def _evaluate_fresh(self, asks: list[Genotype], answers: list[_Answer]) -> None:
+        """Fill in the unanswered asks through the executor (each charged an equal share
+        of the round's wall time)."""
+        fresh = [g for g, (result, _) in zip(asks, answers, strict=True) if result is None]
+        if not fresh:
+            return
+        t0 = time.perf_counter()
+        new = iter(self.executor.map(self.evaluator, fresh))
+        per = (time.perf_counter() - t0) / len(fresh)
+        for k, (result, _) in enumerate(answers):
+            if result is None:
+                answers[k] = (next(new), per)
+
+    def _record(
+        self,
+        g: Genotype,
+        result: Result,
+        wall: float,
+        state: _LoopState,
+        writer: JournalWriter | None,
+        bar: Any,
+    ) -> None:
+        """One finished trial: journaled (if new), told, counted, hooked (if new), shown."""
+        trial = Trial(index=len(self.trials), genotype=g, result=result, wall_seconds=wall)
+        is_new = trial.index >= len(state.recorded)
+        if is_new and writer is not None:
+            writer.trial(trial)
+        self.strategy.tell(g, result)
+        state.seen[g] = result
+        state.sim_clock += result.cost
+        self.trials.append(trial)
+        self._best = best_trial([t for t in (self._best, trial) if t is not None], self.strategy.objective)
+        if is_new:
+            self._hook("nasforge_trial_end", experiment=self, trial=trial)
+        self._advance(bar, trial)
 
     # --- journal ----------------------------------------------------------------------
     def _header(self) -> dict[str, Any]:
@@ -246,10 +277,8 @@ class Experiment:
                 f"journal in {self.run_dir} is from {self.space.name} version "
                 f"{recorded_space.get('version')}, this is version {self.space.version}"
             )
-        recorded_spec = reader.header.get("spec")
-        if recorded_spec != self.spec.to_json():
-            mine = self.spec.to_json()
-            diff = sorted(k for k in mine if (recorded_spec or {}).get(k) != mine[k])
+        diff = spec_differences(reader.header.get("spec"), self.spec, self.registry)
+        if diff:
             raise JournalError(
                 f"journal in {self.run_dir} was made with different settings ({', '.join(diff)}); "
                 "use another run directory or `nasforge resume` it"
@@ -286,8 +315,7 @@ class Experiment:
         return self._best
 
     def _hook(self, name: str, **kwargs: Any) -> None:
-        if self.registry is not None:
-            getattr(self.registry.pm.hook, name)(**kwargs)
+        getattr(self.registry.pm.hook, name)(**kwargs)
 
     # --- progress ---------------------------------------------------------------------
     @contextlib.contextmanager
@@ -318,3 +346,28 @@ class Experiment:
 class _Replay:
     def __init__(self, exists: bool, trials: list[Trial], ended: bool) -> None:
         self.exists, self.trials, self.ended = exists, trials, ended
+
+
+#: An ask's result and wall seconds; (None, 0.0) until it is evaluated.
+_Answer = tuple[Result | None, float]
+
+
+@attrs.define
+class _LoopState:
+    """What the loop carries from round to round."""
+
+    #: The journal's trials, replayed before anything is evaluated.
+    recorded: list[Trial]
+    #: Every genotype told so far and its result (dedup answers repeats from here).
+    seen: dict[Genotype, Result] = attrs.field(factory=dict)
+    #: Simulated seconds of every trial told (tabular benchmarks' clock).
+    sim_clock: float = 0.0
+    #: Wall seconds spent by earlier sessions on the trials replayed from the journal.
+    wall_before: float = 0.0
+    started: float = attrs.field(factory=time.perf_counter)
+    #: Consecutive repeats asked (see MAX_DUPLICATE_ASKS).
+    duplicates: int = 0
+
+    def wall(self) -> float:
+        """Wall seconds of the whole search: earlier sessions' plus this one's."""
+        return self.wall_before + (time.perf_counter() - self.started)

@@ -6,11 +6,14 @@ ask/tell search can: its journal records each epoch's derived architecture as it
 the seed makes reproduce the same architecture. The old journal is kept beside it.
 
 One process writes a run directory at a time (:mod:`nasforge.run_lock`); a finished run
-is only read, so it can be re-read from read-only media.
+is only read, so it can be re-read from read-only media. The registry's event hooks
+(``nasforge_trial_end`` per epoch or sample, ``nasforge_search_end``) fire as for an
+ask/tell run, with a :class:`OneShotSearch` as their ``experiment``.
 """
 
 from __future__ import annotations
 
+import inspect
 import os
 import time
 from pathlib import Path
@@ -25,10 +28,10 @@ from nasforge.errors import JournalError, NasforgeError
 from nasforge.genotype import Genotype
 from nasforge.journal import JournalReader, JournalWriter, is_unstarted, journal_path
 from nasforge.registry import Registry, get_registry
-from nasforge.result import Result, SearchOutcome
+from nasforge.result import Result, SearchOutcome, Trial
 from nasforge.run_lock import RunLock
 from nasforge.search_space import SearchSpace
-from nasforge.spec import ExperimentSpec, construct
+from nasforge.spec import ExperimentSpec, construct, spec_differences
 from nasforge.strategy import OneShotStrategy
 
 
@@ -44,9 +47,24 @@ class OneShotRun:
     seconds: float
 
 
+@attrs.frozen(eq=False)
+class OneShotSearch:
+    """A one-shot run as its event hooks see it (their ``experiment`` argument; an ask/tell
+    run passes its :class:`~nasforge.experiment.Experiment`, which has the same first
+    four attributes), so a logger written for one kind of run serves both."""
+
+    spec: ExperimentSpec
+    space: SearchSpace
+    run_dir: Path | None
+    registry: Registry
+    strategy: OneShotStrategy
+    data: TensorData
+    evaluator: Any
+
+
 def is_one_shot(spec: ExperimentSpec, registry: Registry | None = None) -> bool:
-    cls = (registry or get_registry()).get("strategy", spec.strategy)
-    return isinstance(cls, type) and issubclass(cls, OneShotStrategy)
+    """Whether ``spec``'s strategy is one-shot (``registry``: the default one if None)."""
+    return spec.is_one_shot(registry if registry is not None else get_registry())
 
 
 def run_one_shot(
@@ -57,27 +75,37 @@ def run_one_shot(
     progress: bool = True,
     console: Console | None = None,
 ) -> OneShotRun:
-    registry = registry or get_registry()
+    """Search ``spec`` with its one-shot strategy, journaled in ``run_dir`` if given.
+
+    Every component comes from ``registry`` (the process-wide default if None); the
+    training data is loaded once and handed to the strategy (and to an evaluator that
+    trains on it), and the registry's event hooks see each trial and the outcome.
+    """
+    registry = registry if registry is not None else get_registry()
     space = spec.build_space(registry)
     cls = registry.get("strategy", spec.strategy)
-    if not issubclass(cls, OneShotStrategy):
+    if not spec.is_one_shot(registry):
         raise NasforgeError(f"strategy '{spec.strategy}' is ask/tell; run it with an evaluator and a budget")
     space.require(cls.requires, by=f"strategy '{cls.name}'")
+    data = spec.load_train_data(registry)
+    if data is None:
+        raise NasforgeError(
+            f"one-shot strategy '{spec.strategy}' needs data to train on: --train-data (e.g. digits)"
+        )
     evaluator = None
     if spec.evaluator is not None:
-        evaluator = spec.build_evaluator(registry, space, dataset=spec.evaluator_options.get("dataset"))
+        shared = data if spec.evaluator_uses_train_data(registry) else None
+        evaluator = spec.build_evaluator(registry, space, data=shared)
         evaluator.preflight()
-    if spec.dataset is None:
-        raise NasforgeError(
-            f"one-shot strategy '{spec.strategy}' needs a --dataset to train on (e.g. digits)"
-        )
-    data = registry.get("dataset", spec.dataset).load(seed=spec.seed)
     strategy_options = dict(spec.strategy_options)
     if "progress" in _init_params(cls):
         strategy_options.setdefault("progress", progress)
-    strategy = construct("strategy", cls, strategy_options, seed=spec.seed)
+    strategy = construct("strategy", cls, strategy_options, offered={"registry": registry}, seed=spec.seed)
     if console is not None and hasattr(strategy, "console"):
         strategy.console = console
+    search = OneShotSearch(
+        spec, space, Path(run_dir) if run_dir is not None else None, registry, strategy, data, evaluator
+    )
 
     lock: RunLock | None = None
     writer: JournalWriter | None = None
@@ -86,7 +114,7 @@ def run_one_shot(
             lock = RunLock(run_dir).acquire()
             path = journal_path(run_dir)
             if not is_unstarted(path):
-                _check_same_run(path, spec)
+                _check_same_run(path, spec, registry)
                 path.rename(path.with_suffix(f".interrupted-{int(time.time())}.jsonl"))
             writer = JournalWriter(path)  # an unstarted file's torn header is cut first
             writer.header(
@@ -101,8 +129,14 @@ def run_one_shot(
                     "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                 }
             )
+
+        def on_trial(trial: Trial) -> None:
+            if writer is not None:
+                writer.trial(trial)
+            registry.pm.hook.nasforge_trial_end(experiment=search, trial=trial)
+
         t0 = time.perf_counter()
-        outcome = strategy.fit(space, data, on_trial=writer.trial if writer is not None else None)
+        outcome = strategy.fit(space, data, on_trial=on_trial)
         space.validate(outcome.best)
         evaluation = evaluator.evaluate(outcome.best) if evaluator is not None else None
         if writer is not None:
@@ -119,20 +153,18 @@ def run_one_shot(
             writer.close()
         if lock is not None:
             lock.release()
-    return OneShotRun(
-        outcome, space, data, evaluation, Path(run_dir) if run_dir else None, time.perf_counter() - t0
-    )
+    seconds = time.perf_counter() - t0
+    registry.pm.hook.nasforge_search_end(experiment=search, outcome=outcome)
+    return OneShotRun(outcome, space, data, evaluation, search.run_dir, seconds)
 
 
 def _init_params(cls: type) -> set[str]:
-    import inspect
-
     return set(inspect.signature(cls).parameters)
 
 
-def _check_same_run(path: Path, spec: ExperimentSpec) -> None:
+def _check_same_run(path: Path, spec: ExperimentSpec, registry: Registry) -> None:
     header = JournalReader(path).header
-    if header.get("spec") != spec.to_json():
+    if spec_differences(header.get("spec"), spec, registry):
         recorded = (header.get("space") or {}).get("name")
         if recorded and recorded != spec.space:
             raise NasforgeError(f"journal in {path.parent} is from space '{recorded}', not '{spec.space}'")
@@ -141,16 +173,22 @@ def _check_same_run(path: Path, spec: ExperimentSpec) -> None:
         )
 
 
-def resume_one_shot(run_dir: str | os.PathLike[str], **kwargs: Any) -> OneShotRun:
-    """Finish an interrupted one-shot run (restarted from its spec; see the module docstring)."""
+def resume_one_shot(
+    run_dir: str | os.PathLike[str], *, registry: Registry | None = None, **kwargs: Any
+) -> OneShotRun:
+    """Finish an interrupted one-shot run (restarted from its spec; see the module docstring).
+
+    A finished run is only read: its outcome comes from the journal, and no hook fires
+    (nothing ran). ``kwargs`` are :func:`run_one_shot`'s (progress, console).
+    """
     reader = JournalReader.of_run(run_dir)
     try:
         spec = ExperimentSpec.from_json(reader.header["spec"])
     except (KeyError, TypeError, ValueError) as exc:
         raise JournalError(f"{reader.path}: header holds no usable experiment spec ({exc})") from exc
+    registry = registry if registry is not None else get_registry()
     if reader.end is None:
-        return run_one_shot(spec, run_dir=run_dir, **kwargs)
-    registry = kwargs.get("registry") or get_registry()
+        return run_one_shot(spec, run_dir=run_dir, registry=registry, **kwargs)
     space = spec.build_space(registry)
     best = Genotype.from_json(reader.end["best"])
     space.validate(best)
@@ -161,6 +199,8 @@ def resume_one_shot(run_dir: str | os.PathLike[str], **kwargs: Any) -> OneShotRu
         history=reader.trials,
         produced_by={"spec": spec.to_json()},
     )
-    data = registry.get("dataset", spec.dataset).load(seed=spec.seed)
+    data = spec.load_train_data(registry)
+    if data is None:
+        raise JournalError(f"{reader.path}: the recorded spec names no training data")
     result = Result.from_json(evaluation) if evaluation else None
     return OneShotRun(outcome, space, data, result, Path(run_dir), 0.0)

@@ -1,7 +1,7 @@
 """The ``short-train`` evaluator: train a genotype's network briefly, report validation
-accuracy. The evaluator for any space without a tabular benchmark (HNAS's per-step
-evaluation: its thesis trains 10 epochs on half of CIFAR; here a few epochs on a small
-in-memory dataset such as sklearn digits).
+accuracy. The evaluator for any space without a tabular benchmark, and for any strategy
+(a hybrid method's per-step evaluation, a baseline's, a one-shot result's): a few epochs
+on a small in-memory dataset such as sklearn digits.
 
 Any space with ``build`` works: the network is built from the evaluator's seed (the
 same initialisation for every candidate), trained with SGD + cosine learning rate on a
@@ -19,10 +19,11 @@ import math
 import time
 from typing import Any, ClassVar
 
+from nasforge.datasets import ComponentLookup, TensorData, load_dataset, network_options
+from nasforge.defaults import TRAINING_DATASET
 from nasforge.errors import NasforgeError
 from nasforge.evaluator import Evaluator
 from nasforge.genotype import Genotype
-from nasforge.registry import get_registry
 from nasforge.result import Objective, Result
 from nasforge.search_space import BUILD, SearchSpace
 from nasforge.seeding import LocalRandomness, seeded_generator
@@ -37,12 +38,14 @@ class ShortTrainEvaluator(Evaluator):
     name: ClassVar[str] = "short-train"
     #: It builds each genotype's network (its ``build_options`` are checked by ``preflight``).
     requires: ClassVar[frozenset[str]] = frozenset({BUILD})
+    #: Its ``dataset`` is the run's training data (``--train-data``), not a benchmark's.
+    trains: ClassVar[bool] = True
 
     def __init__(
         self,
         space: SearchSpace,
         *,
-        dataset: str | None = "digits",
+        dataset: str | None = TRAINING_DATASET,
         epochs: int = 5,
         batch_size: int = 64,
         lr: float = 0.05,
@@ -51,22 +54,29 @@ class ShortTrainEvaluator(Evaluator):
         build: dict[str, Any] | None = None,
         seed: int = 0,
         device: str = "cpu",
+        data: TensorData | None = None,
+        registry: ComponentLookup | None = None,
     ) -> None:
         """``build`` are ``space.build`` options; ``num_classes`` and ``in_channels`` are
-        filled in from the data unless given."""
+        filled in from the data unless given.
+
+        A run hands over its training ``data``, already loaded; without it ``dataset`` is
+        loaded through ``registry`` (without one, only the core's built-in datasets are
+        known: this module sits below the registry).
+        """
         space.require({BUILD}, by=f"evaluator '{self.name}'")
-        name = dataset or "digits"
+        name = dataset or (data.name if data is not None else TRAINING_DATASET)
         super().__init__(space, dataset=name)
         if epochs < 1 or batch_size < 1 or not 0.0 < valid_fraction < 1.0:
             raise NasforgeError("short-train needs epochs >= 1, batch_size >= 1, 0 < valid_fraction < 1")
-        data = get_registry().get("dataset", name).load(seed=seed)
+        if data is None:
+            data = load_dataset(name, registry=registry, seed=seed)
         self.valid, self.train = data.split(valid_fraction, seed=seed)
         self.epochs, self.batch_size, self.seed, self.device = epochs, batch_size, seed, device
         self.optimiser = SGDConfig(lr=lr, weight_decay=weight_decay)
         self.build_options = dict(build or {})
-        self.build_options.setdefault("num_classes", data.num_classes)
-        if len(data.input_shape) == 3:
-            self.build_options.setdefault("in_channels", data.input_shape[0])
+        for key, value in network_options(data.input_shape, data.num_classes).items():
+            self.build_options.setdefault(key, value)
         self.input_shape = data.input_shape
 
     @property

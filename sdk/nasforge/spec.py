@@ -6,6 +6,16 @@ Everything in a spec is user input (from the command line or from a journal file
 its fields and every option it passes to a constructor are checked against the declared
 types before anything is built: a wrong value is one line naming the option, never a
 traceback from deep inside a plugin.
+
+A spec names two datasets apart: ``train_data``, what networks are trained on (a one-shot
+strategy's supernet, an evaluator that ``trains`` such as short-train), and
+``benchmark_dataset``, the dataset of the benchmark an evaluator reports on (nb201-table's
+table column). Older specs, and ``--dataset``, hold one ``dataset`` whose meaning depends
+on the mode; :meth:`ExperimentSpec.resolve` turns it into the explicit form, so an old
+journal still resumes.
+
+What a constructor needs of the run itself (the registry, the seed, loaded data) is
+handed over by :func:`construct` to constructors that declare it, never fetched globally.
 """
 
 from __future__ import annotations
@@ -17,6 +27,7 @@ from typing import Any
 import attrs
 
 from nasforge.budget import Budget
+from nasforge.datasets import TensorData, load_dataset
 from nasforge.errors import NasforgeError
 from nasforge.option_types import (
     INT_MAX,
@@ -30,6 +41,10 @@ from nasforge.option_types import (
     typed,
 )
 from nasforge.registry import Registry
+from nasforge.strategy import OneShotStrategy
+
+#: Constructor parameters only a run supplies (never a user option): see :func:`construct`.
+SUPPLIED_BY_RUN = frozenset({"registry", "data"})
 
 
 def _seed(value: Any) -> int:
@@ -45,10 +60,15 @@ def _seed(value: Any) -> int:
 class ExperimentSpec:
     """Names and options of everything a run is made of.
 
-    For ask/tell strategies ``evaluator`` and ``budget`` are required and ``dataset`` is
-    the evaluator's; for one-shot strategies (DARTS, NASI, ...) ``dataset`` is the
-    training data, the budget lives in the strategy's options (epochs), and an evaluator,
-    if named, scores the final architecture (its dataset in ``evaluator_options``).
+    For ask/tell strategies ``evaluator`` and ``budget`` are required; for one-shot
+    strategies (DARTS, NASI, ...) the budget lives in the strategy's options (epochs),
+    ``train_data`` is what the supernet trains on, and an evaluator, if named, scores the
+    final architecture. ``train_data`` also feeds an evaluator that trains (short-train);
+    ``benchmark_dataset`` is a benchmark evaluator's dataset (nb201-table's column). The
+    evaluator option ``dataset``, where given, names the evaluator's dataset directly.
+
+    ``dataset`` is the single name of older specs (and of ``--dataset``): the training
+    data of a one-shot run or of an evaluator that trains, else the benchmark dataset.
     """
 
     space: str = attrs.field(validator=typed)
@@ -63,6 +83,8 @@ class ExperimentSpec:
     executor: str = attrs.field(default="inprocess", validator=typed)
     workers: int = attrs.field(default=1, validator=[typed, in_range(ge=1)])
     dedup: bool = attrs.field(default=True, validator=typed)
+    train_data: str | None = attrs.field(default=None, validator=typed)
+    benchmark_dataset: str | None = attrs.field(default=None, validator=typed)
 
     def to_json(self) -> dict[str, Any]:
         data = attrs.asdict(self, recurse=False)
@@ -71,7 +93,11 @@ class ExperimentSpec:
 
     @classmethod
     def from_json(cls, data: Any) -> ExperimentSpec:
-        """The spec a journal header recorded; a hand-edited or foreign one fails in one line."""
+        """The spec a journal header recorded; a hand-edited or foreign one fails in one line.
+
+        Older headers (one ``dataset``, no ``train_data``/``benchmark_dataset``) load as
+        they were written; :meth:`resolve` gives their explicit form.
+        """
         if not isinstance(data, dict):
             raise NasforgeError(f"run spec must be an object, got {show(data)}")
         data = dict(data)
@@ -92,17 +118,84 @@ class ExperimentSpec:
         except OptionError as exc:
             raise OptionError(f"run spec: {exc}") from exc
 
+    # --- what the names mean ----------------------------------------------------------
+    def is_one_shot(self, registry: Registry) -> bool:
+        """Whether the strategy trains a supernet (``fit``) rather than asking and telling."""
+        cls = registry.get("strategy", self.strategy)
+        return isinstance(cls, type) and issubclass(cls, OneShotStrategy)
+
+    def evaluator_trains(self, registry: Registry) -> bool:
+        """Whether the evaluator's dataset is training data (see ``Evaluator.trains``)."""
+        if self.evaluator is None:
+            return False
+        return bool(getattr(registry.get("evaluator", self.evaluator), "trains", False))
+
+    def resolve(self, registry: Registry) -> ExperimentSpec:
+        """This spec with the single ``dataset`` moved to the field it means.
+
+        One-shot runs and evaluators that train read it as ``train_data``, every other
+        evaluator as ``benchmark_dataset``; an older ask/tell spec's evaluator option
+        ``dataset`` was never read, so it is dropped. Two names for one thing that
+        disagree are refused. Specs compare equal once resolved whichever form they were
+        written in, so a run resumes from an older journal.
+        """
+        if self.dataset is None:
+            return self
+        one_shot = self.is_one_shot(registry)
+        field = "train_data" if one_shot or self.evaluator_trains(registry) else "benchmark_dataset"
+        given = getattr(self, field)
+        if given is not None and given != self.dataset:
+            flag = field.replace("_", "-")
+            raise NasforgeError(f"--dataset {self.dataset} and --{flag} {given} disagree; give one of them")
+        evaluator_options = dict(self.evaluator_options)
+        if not one_shot:
+            evaluator_options.pop("dataset", None)
+        return attrs.evolve(self, dataset=None, evaluator_options=evaluator_options, **{field: self.dataset})
+
+    def evaluator_dataset(self, registry: Registry) -> str | None:
+        """The ``dataset`` the evaluator is built with.
+
+        The evaluator option ``dataset`` where given (an evaluator that trains may then
+        train on other data than a one-shot search did); else the training data for an
+        evaluator that trains, the benchmark dataset for any other. A benchmark dataset
+        named twice, differently, is refused.
+        """
+        spec = self.resolve(registry)
+        trains = spec.evaluator_trains(registry)
+        chosen = spec.train_data if trains else spec.benchmark_dataset
+        option = spec.evaluator_options.get("dataset")
+        if option is None:
+            return chosen
+        if not isinstance(option, str):
+            raise OptionError(
+                f"evaluator '{self.evaluator}': option 'dataset' expects a string, got {show(option)}"
+            )
+        if not trains and chosen is not None and chosen != option:
+            raise NasforgeError(
+                f"the evaluator option dataset={option} and --benchmark-dataset {chosen} disagree; "
+                "give one of them"
+            )
+        return option
+
+    # --- building ---------------------------------------------------------------------
     def build(self, registry: Registry) -> tuple[Any, Any, Any, Any]:
-        """Instantiate (space, evaluator, strategy, executor) of an ask/tell run."""
+        """Instantiate (space, evaluator, strategy, executor) of an ask/tell run.
+
+        Every component comes from ``registry``, and constructors that declare them get
+        the registry and the seed (:func:`construct`); an evaluator that trains gets the
+        run's training data, loaded once here.
+        """
         if self.evaluator is None or self.budget is None:
             raise NasforgeError(f"strategy '{self.strategy}' needs an evaluator and a budget")
         space = self.build_space(registry)
-        evaluator = self.build_evaluator(registry, space, dataset=self.dataset)
+        data = self.load_train_data(registry) if self.evaluator_uses_train_data(registry) else None
+        evaluator = self.build_evaluator(registry, space, data=data)
         strategy = construct(
             "strategy",
             registry.get("strategy", self.strategy),
             self.strategy_options,
             space,
+            offered={"registry": registry},
             objective=evaluator.objective,
             seed=self.seed,
         )
@@ -110,22 +203,83 @@ class ExperimentSpec:
         return space, evaluator, strategy, executor
 
     def build_space(self, registry: Registry) -> Any:
-        return construct("search space", registry.get("space", self.space), self.space_options)
+        return construct(
+            "search space",
+            registry.get("space", self.space),
+            self.space_options,
+            offered={"registry": registry},
+        )
 
-    def build_evaluator(self, registry: Registry, space: Any, *, dataset: str | None) -> Any:
-        assert self.evaluator is not None
+    def load_train_data(self, registry: Registry) -> TensorData | None:
+        """The run's training data, loaded with the run's seed (None if it names none)."""
+        name = self.resolve(registry).train_data
+        return None if name is None else load_dataset(name, registry=registry, seed=self.seed)
+
+    def evaluator_uses_train_data(self, registry: Registry) -> bool:
+        """Whether the evaluator trains on the run's training data, so the run hands it
+        the data it loaded (an evaluator given its own dataset by option loads that)."""
+        spec = self.resolve(registry)
+        return (
+            spec.train_data is not None
+            and spec.evaluator_trains(registry)
+            and spec.evaluator_dataset(registry) == spec.train_data
+        )
+
+    def build_evaluator(
+        self, registry: Registry, space: Any, *, data: TensorData | None = None, dataset: str | None = None
+    ) -> Any:
+        """The evaluator on ``space``: built with its dataset (:meth:`evaluator_dataset`,
+        unless ``dataset`` names another), the run's seed and registry, and ``data``, the
+        run's loaded training data, where its constructor declares them."""
+        if self.evaluator is None:
+            raise NasforgeError("no evaluator named")
         evaluator_cls = registry.get("evaluator", self.evaluator)
         if evaluator_cls.spaces and space.name not in evaluator_cls.spaces:
             raise NasforgeError(
                 f"evaluator '{self.evaluator}' works on spaces {sorted(evaluator_cls.spaces)}, "
                 f"not '{space.name}'"
             )
-        options = {k: v for k, v in self.evaluator_options.items() if k != "dataset"}
-        return construct("evaluator", evaluator_cls, options, space, dataset=dataset)
+        chosen = dataset if dataset is not None else self.evaluator_dataset(registry)
+        options = {k: v for k, v in self.resolve(registry).evaluator_options.items() if k != "dataset"}
+        offered: dict[str, Any] = {"registry": registry, "seed": self.seed}
+        if data is not None:
+            offered["data"] = data
+        return construct("evaluator", evaluator_cls, options, space, offered=offered, dataset=chosen)
 
 
-def construct(kind: str, cls: Any, options: dict[str, Any], *args: Any, **fixed: Any) -> Any:
-    """``cls(*args, **fixed, **options)``, with a bad user option named in one line.
+def spec_differences(recorded: Any, spec: ExperimentSpec, registry: Registry) -> list[str]:
+    """The settings in which a journal's recorded spec differs from ``spec`` (sorted names).
+
+    Both are compared resolved, so a journal written with the older single ``dataset``
+    still matches the same run described explicitly; a spec whose names the registry does
+    not know (an Experiment built from unregistered instances) is compared as written. A
+    header that is no spec differs in everything.
+    """
+    try:
+        theirs = ExperimentSpec.from_json(recorded)
+    except NasforgeError:
+        return sorted(spec.to_json())
+    try:
+        mine_json, theirs_json = spec.resolve(registry).to_json(), theirs.resolve(registry).to_json()
+    except NasforgeError:
+        mine_json, theirs_json = spec.to_json(), theirs.to_json()
+    return sorted(k for k in mine_json if theirs_json.get(k) != mine_json[k])
+
+
+def construct(
+    kind: str,
+    cls: Any,
+    options: dict[str, Any],
+    *args: Any,
+    offered: dict[str, Any] | None = None,
+    **fixed: Any,
+) -> Any:
+    """``cls(*args, **fixed, **offered, **options)``, with a bad user option named in one line.
+
+    ``offered`` values (the run's registry, seed, loaded data) reach only a constructor
+    that declares them by name, and a user option of the same name wins; ``registry`` and
+    ``data`` are never user options. This is how a plugin component gets what it needs of
+    the run without fetching it globally.
 
     Options are checked against the constructor's signature and type hints first; what
     the constructor itself then rejects (a plugin's own range checks) is re-raised as an
@@ -134,10 +288,23 @@ def construct(kind: str, cls: Any, options: dict[str, Any], *args: Any, **fixed:
     """
     owner = f"{kind} '{getattr(cls, 'name', getattr(cls, '__name__', cls))}'"
     params = inspect.signature(cls).parameters
-    accepted = [n for n, p in params.items() if p.kind is p.KEYWORD_ONLY and n not in fixed]
+    supplied = sorted(SUPPLIED_BY_RUN & set(options))
+    if supplied:
+        raise OptionError(f"{owner}: option '{supplied[0]}' is supplied by the run, not by an option")
+    keyword = (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    extra = {
+        name: value
+        for name, value in (offered or {}).items()
+        if name in params and params[name].kind in keyword and name not in options and name not in fixed
+    }
+    accepted = [
+        n
+        for n, p in params.items()
+        if p.kind is p.KEYWORD_ONLY and n not in fixed and n not in SUPPLIED_BY_RUN
+    ]
     check_options(owner, cls, options, accepted=accepted)
     try:
-        return cls(*args, **fixed, **options)
+        return cls(*args, **fixed, **extra, **options)
     except OptionError as exc:
         message = str(exc)
         raise OptionError(message if message.startswith(owner) else f"{owner}: {message}") from exc

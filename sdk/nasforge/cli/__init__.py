@@ -64,9 +64,11 @@ def main(argv: list[str] | None = None) -> NoReturn:
     exception is a bug in nasforge or a plugin and keeps its traceback.
     """
     try:
-        mount_plugin_commands(app, get_registry())
+        # one registry per invocation, made here and handed to every command (ctx.obj)
+        registry = get_registry()
+        mount_plugin_commands(app, registry)
         # not standalone: Click would print a usage error as a multi-line box and exit
-        status = app(args=argv, prog_name="nasforge", standalone_mode=False)
+        status = app(args=argv, prog_name="nasforge", standalone_mode=False, obj=registry)
     except typer.TyperException as exc:  # Click's usage errors (Typer vendors Click)
         if type(exc).__name__ == "NoArgsIsHelpError":  # the help is already printed
             sys.exit(exc.exit_code)

@@ -1,4 +1,11 @@
-"""Command-line options several commands share, declared once so they read the same."""
+"""What several commands share, declared once so they read the same: their options, and
+the registry of the invocation.
+
+``nasforge``'s entry point makes one registry per invocation and hands it to every
+command through Typer's context (``ctx.obj``); a command, a plugin's included, gets it
+with :func:`command_registry` rather than fetching the process-wide one, so the commands
+of one invocation all see the same plugins.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +14,19 @@ from typing import Annotated
 
 import typer
 
+from nasforge.registry import Registry, get_registry
+
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 Device = Annotated[str, typer.Option(help="cpu or cuda.")]
+#: The training device of a search (``nasforge search``): None leaves the default (cpu).
+SearchDevice = Annotated[
+    str | None,
+    typer.Option(
+        "--device",
+        help="Where a one-shot strategy (darts, prdarts, nasi) trains its supernet, or an ask/tell "
+        "evaluator that trains (short-train) its networks: cpu, cuda or cuda:N (default: cpu).",
+    ),
+]
 BuildOptions = Annotated[
     list[str] | None, typer.Option("--build-option", help="Network option key=value, e.g. C=8.")
 ]
@@ -16,3 +34,10 @@ CacheDir = Annotated[
     Path | None, typer.Option(help="Score cache directory (default: ~/.cache/nasforge/scores).")
 ]
 NoCache = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the score cache.")]
+
+
+def command_registry(ctx: typer.Context | None) -> Registry:
+    """The registry this invocation's entry point made (``ctx.obj``); the process-wide
+    default when the command runs outside ``nasforge.cli.main`` (e.g. Typer's test runner)."""
+    obj = ctx.obj if ctx is not None else None
+    return obj if isinstance(obj, Registry) else get_registry()

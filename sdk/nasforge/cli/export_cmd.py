@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from nasforge.cli.common_options import command_registry
 from nasforge.cli.options import parse_options, parse_shape
 from nasforge.cli.output import out_console, print_json
 from nasforge.errors import JournalError, NasforgeError
@@ -16,20 +17,23 @@ from nasforge.export.parity import DEFAULT_ATOL, DEFAULT_RTOL
 from nasforge.export.path_probe import PathKind, probe_path
 from nasforge.genotype import Genotype
 from nasforge.journal import JournalReader
-from nasforge.registry import get_registry
+from nasforge.registry import Registry, get_registry
 from nasforge.search_space import BUILD, SearchSpace
 
 
-def resolve_genotype(source: str, space_name: str | None) -> tuple[SearchSpace, Genotype]:
+def resolve_genotype(
+    source: str, space_name: str | None, registry: Registry | None = None
+) -> tuple[SearchSpace, Genotype]:
     """A genotype from a string, a .safetensors file or a run directory (its best).
 
     Whether ``source`` is a path is asked of the filesystem, and a string it cannot even
     stat (longer than a file name may be, as every DARTS genotype is) is not a path.
+    Spaces come from ``registry`` (the command's; the process-wide default if None).
     """
-    registry = get_registry()
+    registry = registry if registry is not None else get_registry()
     kind = probe_path(source)
     if kind is PathKind.DIRECTORY:
-        return _from_run(Path(source), space_name)
+        return _from_run(Path(source), space_name, registry)
     if kind is PathKind.FILE or Path(source).suffix == ".safetensors":
         g = load_genotype(source)
         space = registry.get("space", space_name or g.space)()
@@ -41,7 +45,7 @@ def resolve_genotype(source: str, space_name: str | None) -> tuple[SearchSpace, 
     return space, space.parse(source)
 
 
-def _from_run(run_dir: Path, space_name: str | None) -> tuple[SearchSpace, Genotype]:
+def _from_run(run_dir: Path, space_name: str | None, registry: Registry) -> tuple[SearchSpace, Genotype]:
     """The best genotype of a run; a journal lacking what it should hold is one line, not a crash."""
     try:
         reader = JournalReader.of_run(run_dir)
@@ -49,7 +53,7 @@ def _from_run(run_dir: Path, space_name: str | None) -> tuple[SearchSpace, Genot
         raise JournalError(f"cannot read the journal of {run_dir}: {exc.strerror or exc}") from exc
     try:
         name = space_name or reader.header["space"]["name"]
-        space = get_registry().get("space", name)()
+        space = registry.get("space", name)()
         return space, _best_of(space, reader)
     except NasforgeError:
         raise
@@ -82,6 +86,7 @@ def _first_line(exc: BaseException) -> str:
 
 
 def export(
+    ctx: typer.Context,
     source: Annotated[
         str, typer.Argument(help="A genotype string, a .safetensors genotype, or a run directory.")
     ],
@@ -109,7 +114,7 @@ def export(
 
     Both files appear together or not at all: a failed check leaves neither.
     """
-    sp, g = resolve_genotype(source, space)
+    sp, g = resolve_genotype(source, space, command_registry(ctx))
     if onnx and BUILD not in sp.capabilities:
         raise NasforgeError(f"space '{sp.name}' cannot build a network to export: use --no-onnx")
     bundle = export_bundle(

@@ -7,15 +7,15 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
+from nasforge.cli.common_options import command_registry
 from nasforge.cli.output import first_line, out_console, print_json
-from nasforge.registry import get_registry
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON to stdout.")]
 
 
-def plugins(json_out: JsonFlag = False) -> None:
+def plugins(ctx: typer.Context, json_out: JsonFlag = False) -> None:
     """List installed plugins, what each provides, and any that failed to load."""
-    registry = get_registry()
+    registry = command_registry(ctx)
     rows = [
         {
             "name": p.name,
@@ -42,9 +42,10 @@ def plugins(json_out: JsonFlag = False) -> None:
 
 
 def _describe(kind: str, name: str, component: Any) -> dict[str, Any]:
+    own = getattr(component, "description", None)  # a dataset source's own words, not its class's
     row: dict[str, Any] = {
         "name": name,
-        "description": first_line(component.__doc__ or getattr(component, "description", "")),
+        "description": first_line(own if isinstance(own, str) and own else component.__doc__ or ""),
     }
     if kind == "space":
         row["capabilities"] = sorted(component.capabilities)
@@ -67,8 +68,8 @@ def _describe(kind: str, name: str, component: Any) -> dict[str, Any]:
 
 
 def _lister(kind: str, title: str):  # noqa: ANN202 - returns a typer command
-    def command(json_out: JsonFlag = False) -> None:
-        rows = [_describe(kind, name, c) for name, c in get_registry().items(kind)]
+    def command(ctx: typer.Context, json_out: JsonFlag = False) -> None:
+        rows = [_describe(kind, name, c) for name, c in command_registry(ctx).items(kind)]
         if json_out:
             print_json(rows)
             return

@@ -11,15 +11,17 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from nasforge.cli.common_options import BuildOptions, CacheDir, Device, NoCache, Quiet
+from nasforge import defaults
+from nasforge.cli.common_options import BuildOptions, CacheDir, Device, NoCache, Quiet, command_registry
 from nasforge.cli.export_cmd import resolve_genotype
 from nasforge.cli.options import parse_options
 from nasforge.cli.output import err_console, out_console, print_json
+from nasforge.defaults import default_component
 from nasforge.errors import NasforgeError
-from nasforge.registry import get_registry
+from nasforge.registry import Registry
 
 #: Always shown beside any metric, because they are hard to beat (NAS-Bench-Suite-Zero).
-BASELINES = ("params", "flops")
+BASELINES = defaults.BASELINE_METRICS
 
 MetricList = Annotated[
     list[str] | None,
@@ -35,8 +37,9 @@ def default_cache_dir() -> Path:
     return Path(base) / "nasforge" / "scores"
 
 
-def _metrics(names: list[str] | None, *, with_baselines: bool) -> list[str]:
-    registry = get_registry()
+def _metrics(names: list[str] | None, *, with_baselines: bool, registry: Registry) -> list[str]:
+    """The metrics asked for (all if none), unknown names failing with a suggestion; with
+    the size baselines in front where their plugin is installed."""
     chosen = list(names) if names else [n for n in registry.names("metric")]
     for name in chosen:
         registry.get("metric", name)  # unknown names fail here, with a suggestion
@@ -103,10 +106,13 @@ def _fmt(value: float) -> str:
 
 
 def score(
+    ctx: typer.Context,
     genotypes: Annotated[
         list[str] | None, typer.Argument(help="Genotype strings or .safetensors files (or use --sample).")
     ] = None,
-    space: Annotated[str, typer.Option(help="Search space of the genotypes.")] = "nb201",
+    space: Annotated[
+        str | None, typer.Option(help=f"Search space of the genotypes (default: {defaults.SPACE}).")
+    ] = None,
     metric: MetricList = None,
     sample: Annotated[int | None, typer.Option(help="Score this many random genotypes of the space.")] = None,
     data: DataOption = "gaussian",
@@ -129,20 +135,22 @@ def score(
     """
     from nasforge.scoring import sample_genotypes, score_genotypes
 
-    registry = get_registry()
+    registry = command_registry(ctx)
+    space = space or default_component(registry, "space", defaults.SPACE)
     sp = registry.get("space", space)()
-    chosen = [resolve_genotype(text, space)[1] for text in genotypes or []]
+    chosen = [resolve_genotype(text, space, registry)[1] for text in genotypes or []]
     if sample:
         chosen += sample_genotypes(sp, sample, seed=seed)
     if not chosen:
         raise NasforgeError("give genotypes to score, or --sample N")
-    names = _metrics(metric, with_baselines=False)
+    names = _metrics(metric, with_baselines=False, registry=registry)
     with _Bar("scoring", not quiet) as bar:
         table = score_genotypes(
             sp,
             chosen,
             names,
             seed=seed,
+            registry=registry,
             **_scoring(data, batch_size, labels, device, build_option, cache, no_cache, bar),
         )
     if json_out:
@@ -162,15 +170,26 @@ def score(
 
 
 def correlate(
+    ctx: typer.Context,
     space: Annotated[
-        str, typer.Option(help="A finite search space with a ground-truth evaluator.")
-    ] = "nb201",
+        str | None,
+        typer.Option(
+            help=f"A finite search space with a ground-truth evaluator (default: {defaults.SPACE})."
+        ),
+    ] = None,
     metric: MetricList = None,
     sample: Annotated[int, typer.Option(min=2, help="Random architectures to score and look up.")] = 200,
-    evaluator: Annotated[str, typer.Option(help="Ground truth (see `nasforge evaluators`).")] = "nb201-table",
+    evaluator: Annotated[
+        str | None,
+        typer.Option(help=f"Ground truth (see `nasforge evaluators`) (default: {defaults.TABLE_EVALUATOR})."),
+    ] = None,
     dataset: Annotated[
-        str, typer.Option(help="The evaluator's dataset: cifar10, cifar100, imagenet16-120.")
-    ] = "cifar10",
+        str | None,
+        typer.Option(
+            help="The evaluator's benchmark dataset, e.g. cifar10, cifar100, imagenet16-120 "
+            f"(default: {defaults.TABLE_DATASET} for {defaults.TABLE_EVALUATOR})."
+        ),
+    ] = None,
     data: DataOption = "gaussian",
     batch_size: Annotated[int, typer.Option(min=1, help="Samples in the scoring batch.")] = 64,
     labels: Annotated[str, typer.Option(help="true, or random (label-agnostic mode).")] = "true",
@@ -198,10 +217,17 @@ def correlate(
 
     if plot is not None:
         plot_format(plot)  # a typo in the suffix fails now, not after the scoring
-    sp = get_registry().get("space", space)()
+    registry = command_registry(ctx)
+    space = space or default_component(registry, "space", defaults.SPACE)
+    evaluator = evaluator or default_component(registry, "evaluator", defaults.TABLE_EVALUATOR)
+    if dataset is None and evaluator == defaults.TABLE_EVALUATOR:
+        dataset = defaults.TABLE_DATASET
+    sp = registry.get("space", space)()
     if sp.size is None:
-        raise NasforgeError(f"space '{space}' is not finite: correlate needs a benchmark space such as nb201")
-    names = _metrics(metric, with_baselines=True)
+        raise NasforgeError(
+            f"space '{space}' is not finite: correlate needs a benchmark space such as {defaults.SPACE}"
+        )
+    names = _metrics(metric, with_baselines=True, registry=registry)
     with _Bar(f"scoring {sample} architectures", not quiet) as bar:
         result = run_correlate(
             sp,
@@ -210,6 +236,7 @@ def correlate(
             sample=sample,
             seed=seed,
             dataset=dataset,
+            registry=registry,
             **_scoring(data, batch_size, labels, device, build_option, cache, no_cache, bar),
         )
     if plot is not None:
@@ -219,7 +246,8 @@ def correlate(
         payload["plot"] = str(plot) if plot else None
         print_json(payload)
         return
-    view = Table(title=f"{space}: metrics vs {result.objective} ({dataset}), n={len(result.targets)}")
+    on = f" ({dataset})" if dataset else ""
+    view = Table(title=f"{space}: metrics vs {result.objective}{on}, n={len(result.targets)}")
     for col in ("metric", "Spearman ρ", "Kendall τ", "flagged"):
         view.add_column(col, justify="left" if col == "metric" else "right")
     for c in sorted(result.per_metric, key=lambda c: -abs(c.spearman) if math.isfinite(c.spearman) else 0):

@@ -9,30 +9,55 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
+from nasforge import defaults
 from nasforge.api import build_spec
-from nasforge.cli.common_options import Quiet
+from nasforge.cli.common_options import Quiet, SearchDevice, command_registry
 from nasforge.cli.options import parse_options
 from nasforge.cli.output import err_console, out_console, print_json
 from nasforge.experiment import Experiment
 from nasforge.export.bundle import ExportBundle, export_bundle
 from nasforge.journal import JournalReader
-from nasforge.one_shot_run import OneShotRun, is_one_shot, resume_one_shot, run_one_shot
+from nasforge.one_shot_run import OneShotRun, resume_one_shot, run_one_shot
 
 OptionList = list[str] | None
 
 
 def search(
-    space: Annotated[str, typer.Option(help="Search space name (see `nasforge spaces`).")] = "nb201",
-    strategy: Annotated[str, typer.Option(help="Strategy name (see `nasforge strategies`).")] = "rea",
+    ctx: typer.Context,
+    space: Annotated[
+        str | None,
+        typer.Option(help=f"Search space name (see `nasforge spaces`) (default: {defaults.SPACE})."),
+    ] = None,
+    strategy: Annotated[
+        str | None,
+        typer.Option(help=f"Strategy name (see `nasforge strategies`) (default: {defaults.STRATEGY})."),
+    ] = None,
     evaluator: Annotated[
         str | None,
-        typer.Option(help="Evaluator (see `nasforge evaluators`) (default: nb201-table for ask/tell)."),
+        typer.Option(
+            help="Evaluator (see `nasforge evaluators`) "
+            f"(default: {defaults.TABLE_EVALUATOR} for ask/tell, none for one-shot)."
+        ),
+    ] = None,
+    train_data: Annotated[
+        str | None,
+        typer.Option(
+            help="Data networks are trained on (see `nasforge datasets`): a one-shot strategy's "
+            f"supernet, an evaluator that trains such as short-train (default: {defaults.TRAINING_DATASET})."
+        ),
+    ] = None,
+    benchmark_dataset: Annotated[
+        str | None,
+        typer.Option(
+            help="Dataset of the benchmark the evaluator reports on, e.g. nb201-table's cifar10, "
+            f"cifar100 or imagenet16-120 (default: {defaults.TABLE_DATASET} for {defaults.TABLE_EVALUATOR})."
+        ),
     ] = None,
     dataset: Annotated[
         str | None,
         typer.Option(
-            help="Ask/tell: the evaluator's dataset (nb201-table: cifar10, cifar100, imagenet16-120) "
-            "(default: cifar10). One-shot: the training data (see `nasforge datasets`) (default: digits)."
+            help="One name for either, as before --train-data and --benchmark-dataset: the training "
+            "data of a one-shot strategy or of an evaluator that trains, else the benchmark dataset."
         ),
     ] = None,
     budget_trials: Annotated[
@@ -42,10 +67,13 @@ def search(
     budget_sim_seconds: Annotated[
         float | None, typer.Option(help="Stop after this many simulated seconds (tabular evaluators).")
     ] = None,
-    seed: Annotated[int, typer.Option(help="Seed (runs are reproducible).")] = 0,
+    seed: Annotated[
+        int, typer.Option(help="Seed of the strategy, the evaluator and the data (runs are reproducible).")
+    ] = 0,
+    device: SearchDevice = None,
     run_dir: Annotated[
         Path | None,
-        typer.Option(help="Journal directory (default: runs/<space>-<strategy>-s<seed>-<time>)."),
+        typer.Option(help="Journal directory (default: runs/SPACE-STRATEGY-sSEED-TIME)."),
     ] = None,
     option: Annotated[
         OptionList,
@@ -75,20 +103,24 @@ def search(
 
     Ask/tell (random, rea, local, ...), on the bundled NAS-Bench-201 table:
 
-        nasforge search --space nb201 --strategy rea --dataset cifar10 --budget-trials 200
+        nasforge search --space nb201 --strategy rea --benchmark-dataset cifar10 --budget-trials 200
 
     One-shot (darts, prdarts, nasi, ...), training a supernet on bundled data:
 
-        nasforge search --space darts --strategy darts --dataset digits -o epochs=5 --export out/
+        nasforge search --space darts --strategy darts --train-data digits -o epochs=5 --export out/
 
     Kill it at any time and continue with `nasforge resume RUN_DIR`: an ask/tell run
     replays its journal (no finished trial lost or repeated); a one-shot run restarts.
     """
+    registry = command_registry(ctx)
     spec = build_spec(
         space,
         strategy,
         evaluator,
         dataset=dataset,
+        train_data=train_data,
+        benchmark_dataset=benchmark_dataset,
+        device=device,
         trials=budget_trials,
         seconds=budget_seconds,
         simulated_seconds=budget_sim_seconds,
@@ -98,31 +130,36 @@ def search(
         evaluator_options=parse_options(evaluator_option),
         executor=executor,
         workers=workers,
+        registry=registry,
     )
     if run_dir is None:
-        run_dir = Path("runs") / f"{space}-{strategy}-s{seed}-{time.strftime('%Y%m%d-%H%M%S')}"
-    if is_one_shot(spec):
-        run = run_one_shot(spec, run_dir=run_dir, progress=not quiet, console=err_console)
+        run_dir = Path("runs") / f"{spec.space}-{spec.strategy}-s{seed}-{time.strftime('%Y%m%d-%H%M%S')}"
+    if spec.is_one_shot(registry):
+        run = run_one_shot(spec, run_dir=run_dir, registry=registry, progress=not quiet, console=err_console)
         _report_one_shot(run, export, build_option, json_out)
     else:
-        experiment = Experiment.from_spec(spec, run_dir=run_dir, progress=not quiet, console=err_console)
+        experiment = Experiment.from_spec(
+            spec, run_dir=run_dir, registry=registry, progress=not quiet, console=err_console
+        )
         experiment.run()
         _report_ask_tell(experiment, export, build_option, json_out)
 
 
 def resume(
+    ctx: typer.Context,
     run_dir: Annotated[Path, typer.Argument(help="The run directory holding journal.jsonl.")],
     export: Annotated[Path | None, typer.Option(help="Also export the best architecture here.")] = None,
     quiet: Quiet = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON to stdout.")] = False,
 ) -> None:
     """Continue a killed search from its journal (finished trials are replayed, not re-run)."""
+    registry = command_registry(ctx)
     header = JournalReader.of_run(run_dir).header
     if header.get("mode") == "one-shot":
-        run = resume_one_shot(run_dir, progress=not quiet, console=err_console)
+        run = resume_one_shot(run_dir, registry=registry, progress=not quiet, console=err_console)
         _report_one_shot(run, export, None, json_out)
         return
-    experiment = Experiment.resume(run_dir, progress=not quiet, console=err_console)
+    experiment = Experiment.resume(run_dir, registry=registry, progress=not quiet, console=err_console)
     experiment.run()
     _report_ask_tell(experiment, export, None, json_out)
 

@@ -13,8 +13,9 @@ from typing import Any
 import attrs
 import torch
 
-from nasforge.datasets import TensorData
+from nasforge.datasets import TensorData, load_dataset
 from nasforge.metric import Batch
+from nasforge.registry import Registry, get_registry
 
 DataSpec = str | TensorData | tuple[torch.Tensor, torch.Tensor]
 
@@ -55,19 +56,26 @@ LABEL_MODES = ("true", "random")
 
 
 def fixed_batch(
-    data: DataSpec, *, batch_size: int = 64, seed: int = 0, labels: str = "true", **options: Any
+    data: DataSpec,
+    *,
+    batch_size: int = 64,
+    seed: int = 0,
+    labels: str = "true",
+    registry: Registry | None = None,
+    **options: Any,
 ) -> FixedBatch:
     """A reproducible batch from a registered dataset name, a TensorData, or tensors.
 
-    Names resolve through the registry (``gaussian``, ``digits``, ``digits-random-labels``,
-    or a plugin's), loaded with ``seed`` and ``options``. ``labels="random"`` replaces the
-    labels by uniform draws (NASI's label-agnostic mode) for any data, the user's included.
+    Names resolve through ``registry`` (the process-wide default if None): ``gaussian``,
+    ``digits``, ``digits-random-labels``, or a plugin's, loaded with ``seed`` and
+    ``options``. ``labels="random"`` replaces the labels by uniform draws (NASI's
+    label-agnostic mode) for any data, the user's included.
     """
     if batch_size < 1:
         raise ValueError(f"batch_size must be >= 1, got {batch_size}")
     if labels not in LABEL_MODES:
         raise ValueError(f"labels must be one of {LABEL_MODES}, got {labels!r}")
-    fb = _draw(data, batch_size, seed, options)
+    fb = _draw(data, batch_size, seed, registry, options)
     if labels == "random":
         gen = torch.Generator().manual_seed(seed + 1)
         y = torch.randint(0, fb.num_classes, fb.y.shape, generator=gen).to(fb.y.device)
@@ -75,12 +83,12 @@ def fixed_batch(
     return fb
 
 
-def _draw(data: DataSpec, batch_size: int, seed: int, options: dict[str, Any]) -> FixedBatch:
+def _draw(
+    data: DataSpec, batch_size: int, seed: int, registry: Registry | None, options: dict[str, Any]
+) -> FixedBatch:
     if isinstance(data, str):
-        from nasforge.registry import get_registry
-
-        source = get_registry().get("dataset", data)
-        data = source.load(seed=seed, **options)
+        registry = registry if registry is not None else get_registry()
+        data = load_dataset(data, registry=registry, seed=seed, **options)
     if isinstance(data, TensorData):
         x, y = data.batch(batch_size, seed=seed)
         return FixedBatch(x, y, data.num_classes, data.name, seed)

@@ -17,11 +17,13 @@ import numpy as np
 
 from nasforge.evaluator import Evaluator
 from nasforge.genotype import Genotype
+from nasforge.registry import Registry, get_registry
 from nasforge.scoring.ranking import oriented
 from nasforge.scoring.stats import kendall, spearman
 from nasforge.scoring.sweep import MetricSpec, score_genotypes
 from nasforge.scoring.table import ScoreTable
 from nasforge.search_space import SearchSpace
+from nasforge.spec import construct
 
 
 @attrs.frozen
@@ -85,12 +87,14 @@ def sample_genotypes(space: SearchSpace, n: int, *, seed: int = 0) -> list[Genot
     return list(seen)
 
 
-def _evaluator(space: SearchSpace, evaluator: Evaluator | str, dataset: str | None) -> Evaluator:
+def _evaluator(
+    space: SearchSpace, evaluator: Evaluator | str, dataset: str | None, registry: Registry | None
+) -> Evaluator:
     if isinstance(evaluator, Evaluator):
         return evaluator
-    from nasforge.registry import get_registry
-
-    return get_registry().get("evaluator", evaluator)(space, dataset=dataset)
+    registry = registry if registry is not None else get_registry()
+    cls = registry.get("evaluator", evaluator)
+    return construct("evaluator", cls, {}, space, offered={"registry": registry}, dataset=dataset)
 
 
 def correlate_table(
@@ -128,6 +132,7 @@ def correlate(
     objective: str | None = None,
     dataset: str | None = None,
     genotypes: Sequence[Genotype] | None = None,
+    registry: Registry | None = None,
     **score_options: Any,
 ) -> CorrelationResult:
     """Spearman and Kendall of each metric against ``evaluator``'s objective.
@@ -135,9 +140,10 @@ def correlate(
     ``sample`` genotypes are drawn with ``seed`` (or ``genotypes`` given), scored by
     :func:`~nasforge.scoring.sweep.score_genotypes` (``score_options`` go there: data,
     batch_size, device, build, cache, progress, ...) and evaluated. ``evaluator`` is an
-    instance or a registered name constructed with ``dataset``.
+    instance or a registered name constructed with ``dataset``; names (evaluator,
+    metrics, data) resolve through ``registry``, the process-wide default if None.
     """
-    ev = _evaluator(space, evaluator, dataset)
+    ev = _evaluator(space, evaluator, dataset, registry)
     name = objective or ev.objective.name
     higher = ev.objective.higher_is_better if name == ev.objective.name else True
     pool = list(genotypes) if genotypes is not None else sample_genotypes(space, sample, seed=seed)
@@ -151,6 +157,6 @@ def correlate(
         kept.append(g)
         targets.append(float(value))
     score_options.setdefault("seed", seed)
-    table = score_genotypes(space, kept, metrics, **score_options)
+    table = score_genotypes(space, kept, metrics, registry=registry, **score_options)
     per_metric = correlate_table(table, targets, objective_higher_is_better=higher)
     return CorrelationResult(space.name, name, seed, per_metric, table, targets, len(pool) - len(kept))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 from collections.abc import Callable, Iterable, Sequence
@@ -12,6 +13,7 @@ import torch
 
 from nasforge.genotype import Genotype
 from nasforge.metric import Metric, MetricContext, MetricInfo, PopulationMetric
+from nasforge.registry import Registry, get_registry
 from nasforge.scoring.batch import DataSpec, fixed_batch
 from nasforge.scoring.cache import ScoreCache, ScoreKey
 from nasforge.scoring.outcome import MetricScore
@@ -24,14 +26,15 @@ MetricSpec = str | Metric
 Progress = Callable[[int, int, Genotype], None]
 
 
-def resolve_metrics(metrics: Iterable[MetricSpec]) -> list[Metric]:
-    """Metric instances from names (through the registry) or instances as given."""
+def resolve_metrics(metrics: Iterable[MetricSpec], *, registry: Registry | None = None) -> list[Metric]:
+    """Metric instances from names (through ``registry``, the process-wide default if
+    None) or instances as given. A metric class that declares a ``registry`` parameter
+    (one made of other metrics, named) is given the same registry."""
     out: list[Metric] = []
     for m in metrics:
         if isinstance(m, str):
-            from nasforge.registry import get_registry
-
-            out.append(get_registry().get("metric", m)())
+            registry = registry if registry is not None else get_registry()
+            out.append(_instance(registry.get("metric", m), registry))
         else:
             out.append(m)
     # population metrics need their members scored first
@@ -42,6 +45,14 @@ def resolve_metrics(metrics: Iterable[MetricSpec]) -> list[Metric]:
                 out.insert(0, member)
                 labels.add(metric_label(member))
     return out
+
+
+def _instance(cls: Any, registry: Registry) -> Metric:
+    try:
+        takes_registry = "registry" in inspect.signature(cls).parameters
+    except (TypeError, ValueError):  # no introspectable signature
+        takes_registry = False
+    return cls(registry=registry) if takes_registry else cls()
 
 
 def build_model(space: SearchSpace, g: Genotype, *, seed: int, build: dict[str, Any]) -> torch.nn.Module:
@@ -66,6 +77,7 @@ def score_genotypes(
     cache: ScoreCache | str | os.PathLike[str] | None = None,
     shared: bool = True,
     progress: Progress | None = None,
+    registry: Registry | None = None,
 ) -> ScoreTable:
     """Score every genotype under every metric; never raises for a bad architecture.
 
@@ -74,10 +86,11 @@ def score_genotypes(
     Cached scores are reused when genotype, metric (label and declared version), nasforge
     version, loss, device type, seed, batch hash and build options all match. Population
     metrics (``info.population``, e.g. the rank ensemble) are filled in at the end by their
-    ``aggregate(columns, infos)`` from their ``members``' columns.
+    ``aggregate(columns, infos)`` from their ``members``' columns. Metric and dataset
+    names resolve through ``registry`` (the process-wide default if None).
     """
-    instances = resolve_metrics(metrics)
-    fb = fixed_batch(data, batch_size=batch_size, seed=seed, labels=labels)
+    instances = resolve_metrics(metrics, registry=registry)
+    fb = fixed_batch(data, batch_size=batch_size, seed=seed, labels=labels, registry=registry)
     build = dict(build or {})
     build_key = json.dumps(build, sort_keys=True, default=str)
     store = ScoreCache(cache) if isinstance(cache, str | os.PathLike) else cache

@@ -54,9 +54,9 @@ def test_experiment_on_the_table_picks_the_best_of_its_proposals(tmp_path) -> No
         strategy_options=NB201_OPTS,
         run_dir=tmp_path / "run",
     )
-    accs = [t.result.objectives["test_accuracy"] for t in out.history]
+    accs = [t.result.objectives["valid_accuracy"] for t in out.history]
     assert len(accs) == 6 and len({t.genotype for t in out.history}) == 6
-    assert out.best_result.objectives["test_accuracy"] == max(accs)
+    assert out.best_result.objectives["valid_accuracy"] == max(accs)
     again = api.resume(tmp_path / "run")
     assert again.best == out.best
 
