@@ -70,3 +70,14 @@ class MissingDependencyError(NasforgeError, ImportError):
 
     def __init__(self, package: str, extra: str, feature: str) -> None:
         super().__init__(f"{feature} needs the optional package '{package}': pip install 'nasforge[{extra}]'")
+
+
+class BuildOptionError(NasforgeError, ValueError):
+    """A space's network cannot be built with the options the user gave."""
+
+
+def first_line(exc: BaseException) -> str:
+    """The first line of an exception's message (its type name when it has none), for
+    one-line errors that wrap a library's multi-line message."""
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__

@@ -113,6 +113,8 @@ class Experiment:
         """
         lock: RunLock | None = None
         writer: JournalWriter | None = None
+        created = self.run_dir is not None and not self.run_dir.exists()
+        replay = _Replay(False, [], False)
         try:
             replay = self._load_replay()
             if self.run_dir is not None and not replay.ended:
@@ -138,10 +140,23 @@ class Experiment:
             if writer is not None:
                 writer.close()
             if lock is not None:
+                if writer is not None and not replay.exists and not self.trials:
+                    self._discard_empty_run(lock, created)
                 lock.release()
         self.outcome = outcome
         self._hook("nasforge_search_end", experiment=self, outcome=outcome)
         return outcome
+
+    def _discard_empty_run(self, lock: RunLock, created: bool) -> None:
+        """A new run that ended before its first trial (refused, interrupted, a budget too
+        small for one trial) holds nothing: leave no journal that looks like a run."""
+        assert self.run_dir is not None
+        with contextlib.suppress(FileNotFoundError):
+            journal_path(self.run_dir).unlink()
+        lock.discard()
+        if created:
+            with contextlib.suppress(OSError):  # not empty: someone else's files stay
+                self.run_dir.rmdir()
 
     def _note_repairs(self, writer: JournalWriter) -> None:
         for saved in writer.saved_fragments:

@@ -91,6 +91,9 @@ class RunLock:
         except OSError as exc:
             os.close(fd)
             raise RunLockError(f"cannot lock run directory {self.run_dir}: {exc.strerror or exc}") from exc
+        if not _still_named(fd, self.path):  # the holder discarded the run while we opened it
+            os.close(fd)
+            return self.acquire()
         _HELD.add(fd)
         self._fd = fd
         info = {
@@ -112,6 +115,19 @@ class RunLock:
             os.ftruncate(fd, 0)  # the next holder's note replaces ours; none is left stale
         os.close(fd)  # closing the last descriptor releases the flock
 
+    def discard(self) -> None:
+        """Remove the lock file, then release: for a run that leaves nothing behind.
+
+        Unlinking while holding the lock is what makes this safe: a process that opened the
+        old file and locks it after us sees it is no longer the file named ``run.lock``
+        (:func:`_still_named`) and locks the new one instead.
+        """
+        if self._fd is None:
+            return
+        with contextlib.suppress(FileNotFoundError):
+            self.path.unlink()
+        self.release()
+
     def __enter__(self) -> RunLock:
         return self.acquire()
 
@@ -119,6 +135,14 @@ class RunLock:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.release()
+
+
+def _still_named(fd: int, path: Path) -> bool:
+    """Whether ``path`` still names the file open as ``fd`` (it was not discarded meanwhile)."""
+    try:
+        return os.fstat(fd).st_ino == os.stat(path).st_ino
+    except FileNotFoundError:
+        return False
 
 
 def _describe_holder(fd: int) -> str:

@@ -16,7 +16,7 @@ from typing import ClassVar
 import torch
 from torch import nn
 
-from nasforge.errors import CapabilityError, InvalidGenotypeError
+from nasforge.errors import BuildOptionError, CapabilityError, InvalidGenotypeError, NasforgeError, first_line
 from nasforge.genotype import Genotype
 
 # Capability names a space may declare; strategies list the ones they need.
@@ -127,3 +127,16 @@ class SearchSpace(abc.ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, version={self.version!r})"
+
+
+def build_network(space: SearchSpace, g: Genotype, options: dict[str, object] | None = None) -> nn.Module:
+    """``space.build(g, **options)``, where options the space rejects (unknown names, wrong
+    types, sizes no network can have) are the user's error, in one line, not a traceback."""
+    try:
+        return space.build(g, **(options or {}))
+    except NasforgeError:
+        raise
+    except (TypeError, ValueError, RuntimeError, OverflowError) as exc:
+        raise BuildOptionError(
+            f"cannot build the {space.name} network with options {options or {}}: {first_line(exc)}"
+        ) from exc

@@ -1,7 +1,8 @@
 """``--device`` reaches the one-shot strategies' training loops (issue 9).
 
-On a machine without CUDA: cpu given explicitly is the default, to the bit, and asking
-for CUDA is one clear line. On a machine with CUDA the same tiny searches also run there.
+Everywhere: cpu given explicitly is the default, to the bit, and asking for CUDA where
+torch sees none (simulated by patching ``torch.cuda.is_available``) is one clear line.
+On a GPU machine, ``pytest -m gpu`` also runs the tiny searches on CUDA.
 """
 
 from __future__ import annotations
@@ -19,7 +20,12 @@ TINY = {
     "prdarts": {"supernet": {"C": 4, "N": 1}, "epochs": 2, "max_batches": 2, "batch_size": 16},
     "nasi": {"supernet": {"C": 4, "N": 1}, "steps": 3, "calibration_samples": 2, "batch_size": 16},
 }
-NO_CUDA = not torch.cuda.is_available()
+
+
+@pytest.fixture
+def no_cuda(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A machine without CUDA, whatever this one has."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
 
 
 def _fit(name: str, **options):
@@ -39,14 +45,13 @@ def test_cpu_given_explicitly_is_the_default(name: str) -> None:
     assert _numbers(cpu) == _numbers(default)
 
 
-@pytest.mark.skipif(not NO_CUDA, reason="CUDA is available here")
 @pytest.mark.parametrize("name", ONE_SHOT)
-def test_cuda_without_cuda_is_refused_when_the_strategy_is_made(name: str) -> None:
+def test_cuda_without_cuda_is_refused_when_the_strategy_is_made(name: str, no_cuda: None) -> None:
     with pytest.raises(NasforgeError, match="CUDA is not available"):
         get_registry().get("strategy", name)(seed=0, device="cuda")
 
 
-@pytest.mark.skipif(NO_CUDA, reason="needs a CUDA device")
+@pytest.mark.gpu
 @pytest.mark.parametrize("name", ONE_SHOT)
 def test_the_searches_run_on_cuda(name: str) -> None:
     outcome = _fit(name, device="cuda")
@@ -75,8 +80,7 @@ def test_search_device_reaches_the_one_shot_strategy_and_the_journal(cli, tmp_pa
     assert spec["strategy_options"]["device"] == "cpu" and spec["train_data"] == "digits"
 
 
-@pytest.mark.skipif(not NO_CUDA, reason="CUDA is available here")
-def test_search_on_cuda_without_cuda_is_one_line(cli, tmp_path) -> None:
+def test_search_on_cuda_without_cuda_is_one_line(cli, tmp_path, no_cuda: None) -> None:
     cli(
         "search", "--space", "nb201", "--strategy", "nasi", "--device", "cuda", "--run-dir", tmp_path
     ).assert_one_line_error("--device cuda", "CUDA is not available")

@@ -116,7 +116,7 @@ def _edit_journal(run, kind: str, edit) -> None:
     ("kind", "edit", "needle"),
     [
         ("header", lambda r: r.pop("space"), "lacks the key 'space'"),
-        ("header", lambda r: r.update(space="toy"), "malformed header or end record"),
+        ("header", lambda r: r.update(space="toy"), "header field 'space' must be an object"),
         ("end", lambda r: r["best"].pop("version"), "lacks the key 'version'"),
         ("end", lambda r: r.update(best=["toy"]), "malformed header or end record"),
     ],

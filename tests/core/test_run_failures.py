@@ -143,3 +143,17 @@ def test_build_options_a_space_takes_pass_the_preflight() -> None:
     wrong.build_options = {"in_channels": 3, "num_classes": 3}
     with pytest.raises(CapabilityError, match="its build takes: in_features, width, num_classes"):
         wrong.preflight()
+
+
+def test_a_run_that_ends_before_its_first_trial_leaves_nothing(tmp_path, capsys) -> None:
+    run = tmp_path / "run"
+    argv = ["search", "--space", "toy", "--strategy", "random", "--evaluator", "toy", "-q"]
+    with pytest.raises(SystemExit) as exit_info:
+        main([*argv, "--budget-trials", "5", "--budget-seconds", "1e-9", "--run-dir", str(run)])
+    assert exit_info.value.code == 2
+    assert "without a single trial" in capsys.readouterr().err
+    assert not run.exists(), "a new run with no trial leaves no directory, journal or lock"
+    # the directory is then free for a real run
+    with pytest.raises(SystemExit) as exit_info:
+        main([*argv, "--budget-trials", "5", "--run-dir", str(run)])
+    assert exit_info.value.code == 0 and (run / "journal.jsonl").exists()

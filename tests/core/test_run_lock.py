@@ -241,3 +241,19 @@ def test_one_shot_run_takes_the_lock_too(tmp_path) -> None:
     with RunLock(tmp_path / "run"), pytest.raises(RunInUseError, match=f"pid {os.getpid()}"):
         api.search("nb201", "darts", run_dir=tmp_path / "run", strategy_options={"epochs": 1})
     assert not journal_path(tmp_path / "run").exists(), "refused before writing anything"
+
+
+def test_a_discarded_lock_is_not_held_by_whoever_opened_the_old_file(tmp_path) -> None:
+    run = tmp_path / "run"
+    first = RunLock(run).acquire()
+    stale = os.open(run / "run.lock", os.O_RDWR)  # a second process opened the old file...
+    first.discard()  # ...the holder removes it (an empty run) and releases
+    assert not (run / "run.lock").exists()
+    import fcntl
+
+    fcntl.flock(stale, fcntl.LOCK_EX | fcntl.LOCK_NB)  # the old inode can be locked, but it is no lock
+    with RunLock(run) as second:  # the next writer locks the file named run.lock
+        assert second.held and (run / "run.lock").exists()
+        with pytest.raises(RunInUseError):
+            RunLock(run).acquire()
+    os.close(stale)

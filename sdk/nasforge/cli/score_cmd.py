@@ -31,6 +31,9 @@ DataOption = Annotated[
     str, typer.Option(help="Batch source: gaussian (data-agnostic), digits, or any dataset name.")
 ]
 
+#: Seeds seed torch generators, which take 64-bit values.
+MAX_SEED = 2**63 - 1
+
 
 def default_cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
@@ -114,11 +117,15 @@ def score(
         str | None, typer.Option(help=f"Search space of the genotypes (default: {defaults.SPACE}).")
     ] = None,
     metric: MetricList = None,
-    sample: Annotated[int | None, typer.Option(help="Score this many random genotypes of the space.")] = None,
+    sample: Annotated[
+        int | None, typer.Option(min=1, help="Score this many random genotypes of the space.")
+    ] = None,
     data: DataOption = "gaussian",
     batch_size: Annotated[int, typer.Option(min=1, help="Samples in the scoring batch.")] = 64,
     labels: Annotated[str, typer.Option(help="true, or random (label-agnostic mode).")] = "true",
-    seed: Annotated[int, typer.Option(help="Seed of initialisation, batch and sample.")] = 0,
+    seed: Annotated[
+        int, typer.Option(min=0, max=MAX_SEED, help="Seed of initialisation, batch and sample.")
+    ] = 0,
     device: Device = "cpu",
     build_option: BuildOptions = None,
     cache: CacheDir = None,
@@ -193,7 +200,9 @@ def correlate(
     data: DataOption = "gaussian",
     batch_size: Annotated[int, typer.Option(min=1, help="Samples in the scoring batch.")] = 64,
     labels: Annotated[str, typer.Option(help="true, or random (label-agnostic mode).")] = "true",
-    seed: Annotated[int, typer.Option(help="Seed of the sample, initialisation and batch.")] = 0,
+    seed: Annotated[
+        int, typer.Option(min=0, max=MAX_SEED, help="Seed of the sample, initialisation and batch.")
+    ] = 0,
     device: Device = "cpu",
     build_option: BuildOptions = None,
     plot: Annotated[

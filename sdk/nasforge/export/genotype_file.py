@@ -14,7 +14,7 @@ from pathlib import Path
 import torch
 
 from nasforge.atomic_files import atomic_path
-from nasforge.errors import ExportError
+from nasforge.errors import ExportError, first_line
 from nasforge.export.staging import output_directory, write_error
 from nasforge.genotype import KIND_KEY, TENSOR_KEY, Genotype
 from nasforge.search_space import SearchSpace
@@ -60,7 +60,7 @@ def read_metadata(path: str | os.PathLike[str]) -> dict[str, str]:
     except FileNotFoundError as exc:
         raise ExportError(f"no such file: {path}") from exc
     except Exception as exc:  # safetensors raises its own error types for corrupt headers
-        raise ExportError(f"{path} is not a readable safetensors file ({_first_line(exc)})") from exc
+        raise ExportError(f"{path} is not a readable safetensors file ({first_line(exc)})") from exc
     if meta.get("format") != FORMAT:
         raise ExportError(f"{path} is a safetensors file but not a nasforge genotype")
     return meta
@@ -78,7 +78,7 @@ def load_genotype(path: str | os.PathLike[str], space: SearchSpace | None = None
     except ExportError as exc:
         raise ExportError(f"{path}: corrupt nasforge genotype ({exc})") from exc
     except Exception as exc:
-        raise ExportError(f"{path}: corrupt nasforge genotype ({_first_line(exc)})") from exc
+        raise ExportError(f"{path}: corrupt nasforge genotype ({first_line(exc)})") from exc
     if space is not None:
         space.validate(g)
     return g
@@ -91,7 +91,7 @@ def read_op_names(meta: dict[str, str], path: str | os.PathLike[str]) -> list[st
     try:
         names = json.loads(meta["op_names"])
     except (json.JSONDecodeError, RecursionError) as exc:
-        raise ExportError(f"{path}: op_names metadata is not JSON ({_first_line(exc)})") from exc
+        raise ExportError(f"{path}: op_names metadata is not JSON ({first_line(exc)})") from exc
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
         raise ExportError(f"{path}: op_names metadata is not a list of strings")
     return names
@@ -113,8 +113,3 @@ def _check_codes(tensors: dict[str, torch.Tensor]) -> None:
         raise ExportError(f"choice tensors have dtypes {codes.dtype}/{kinds.dtype}, not int64/uint8")
     if bool((kinds > 1).any()):
         raise ExportError("choice kinds must be 0 (integer) or 1 (name)")
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__

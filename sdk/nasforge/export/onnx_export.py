@@ -29,11 +29,11 @@ import attrs
 import torch
 
 from nasforge.atomic_files import atomic_path
-from nasforge.errors import ExportError, NasforgeError
+from nasforge.errors import BuildOptionError, ExportError, first_line
 from nasforge.export.parity import DEFAULT_ATOL, DEFAULT_RTOL, ParityResult, check_parity, randomise_batchnorm
 from nasforge.export.staging import output_directory, write_error
 from nasforge.genotype import Genotype
-from nasforge.search_space import SearchSpace
+from nasforge.search_space import SearchSpace, build_network
 from nasforge.seeding import seeded_build, seeded_generator
 
 #: Largest example input accepted (elements): beyond this a typo, not a network input.
@@ -213,7 +213,7 @@ def _export(
     except OSError:
         raise
     except Exception as exc:
-        raise ExportError(f"ONNX export of {space.format(g)} failed: {_first_line(exc)}") from exc
+        raise ExportError(f"ONNX export of {space.format(g)} failed: {first_line(exc)}") from exc
 
 
 def _checked_shape(input_shape: Sequence[int]) -> tuple[int, ...]:
@@ -229,13 +229,9 @@ def _checked_shape(input_shape: Sequence[int]) -> tuple[int, ...]:
 def _build(space: SearchSpace, g: Genotype, options: dict[str, Any] | None) -> torch.nn.Module:
     """The network; options the space rejects are the user's error (one line), not a crash."""
     try:
-        return space.build(g, **(options or {}))
-    except NasforgeError:
-        raise
-    except (TypeError, ValueError, RuntimeError) as exc:
-        raise ExportError(
-            f"cannot build the {space.name} network with options {options or {}}: {_first_line(exc)}"
-        ) from exc
+        return build_network(space, g, options)
+    except BuildOptionError as exc:
+        raise ExportError(str(exc)) from exc
 
 
 def _run_example(model: torch.nn.Module, example: torch.Tensor) -> None:
@@ -245,7 +241,7 @@ def _run_example(model: torch.nn.Module, example: torch.Tensor) -> None:
             model(example)
     except (RuntimeError, ValueError, TypeError, IndexError) as exc:
         raise ExportError(
-            f"the network does not accept input shape {tuple(example.shape)}: {_first_line(exc)}"
+            f"the network does not accept input shape {tuple(example.shape)}: {first_line(exc)}"
         ) from exc
 
 
@@ -254,7 +250,7 @@ def _randomise_batchnorm(model: torch.nn.Module, shape: tuple[int, ...], *, seed
     try:
         randomise_batchnorm(model, shape, seed=seed)
     except (RuntimeError, ValueError, TypeError, IndexError) as exc:
-        raise ExportError(f"the network does not accept input shape {shape}: {_first_line(exc)}") from exc
+        raise ExportError(f"the network does not accept input shape {shape}: {first_line(exc)}") from exc
 
 
 def _torch_export(
@@ -316,8 +312,3 @@ def _stamp_metadata(path: Path, g: Genotype, space: SearchSpace, *, seed: int, p
         prop = model.metadata_props.add()
         prop.key, prop.value = key, value
     onnx.save(model, str(path))
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__

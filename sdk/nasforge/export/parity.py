@@ -26,7 +26,7 @@ from pathlib import Path
 import attrs
 import torch
 
-from nasforge.errors import ExportError
+from nasforge.errors import ExportError, first_line
 from nasforge.optional import require
 from nasforge.seeding import LocalRandomness, seeded_generator
 
@@ -137,7 +137,7 @@ def check_parity(
         session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
         (got_array,) = session.run(["logits"], {"input": x.numpy()})
     except Exception as exc:  # onnxruntime has its own exception types, none of them public
-        raise ExportError(f"onnxruntime cannot run the exported model ({_first_line(exc)})") from exc
+        raise ExportError(f"onnxruntime cannot run the exported model ({first_line(exc)})") from exc
     got = torch.from_numpy(got_array).to(expected.dtype)
     if got.shape != expected.shape:
         shapes = f"{tuple(got.shape)} vs PyTorch's {tuple(expected.shape)}"
@@ -164,8 +164,3 @@ def compare(expected: torch.Tensor, got: torch.Tensor, *, atol: float, rtol: flo
     max_rel = float((diff / scale.clamp_min(tiny)).max()) if diff.numel() else 0.0
     used = float((diff / bound.clamp_min(tiny)).max()) if diff.numel() else 0.0
     return ParityResult(max_abs, max_rel, atol, rtol, within and nonfinite_agree, used)
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__

@@ -15,6 +15,7 @@ import torch
 
 from nasforge.datasets import TensorData, load_dataset
 from nasforge.metric import Batch
+from nasforge.option_types import OptionError
 from nasforge.registry import Registry, get_registry
 
 DataSpec = str | TensorData | tuple[torch.Tensor, torch.Tensor]
@@ -72,9 +73,9 @@ def fixed_batch(
     label-agnostic mode) for any data, the user's included.
     """
     if batch_size < 1:
-        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        raise OptionError(f"batch_size must be >= 1, got {batch_size}")
     if labels not in LABEL_MODES:
-        raise ValueError(f"labels must be one of {LABEL_MODES}, got {labels!r}")
+        raise OptionError(f"labels must be one of {LABEL_MODES}, got {labels!r}")
     fb = _draw(data, batch_size, seed, registry, options)
     if labels == "random":
         gen = torch.Generator().manual_seed(seed + 1)

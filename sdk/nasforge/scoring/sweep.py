@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from nasforge.backends.device import resolve_device
 from nasforge.genotype import Genotype
 from nasforge.metric import Metric, MetricContext, MetricInfo, PopulationMetric
 from nasforge.registry import Registry, get_registry
@@ -19,7 +20,7 @@ from nasforge.scoring.cache import ScoreCache, ScoreKey
 from nasforge.scoring.outcome import MetricScore
 from nasforge.scoring.scorer import metric_label, score_model
 from nasforge.scoring.table import ScoreTable
-from nasforge.search_space import SearchSpace
+from nasforge.search_space import SearchSpace, build_network
 from nasforge.seeding import seeded_build
 
 MetricSpec = str | Metric
@@ -58,7 +59,7 @@ def _instance(cls: Any, registry: Registry) -> Metric:
 def build_model(space: SearchSpace, g: Genotype, *, seed: int, build: dict[str, Any]) -> torch.nn.Module:
     """The network of ``g``, initialised from ``seed`` alone: the same init for any sweep
     order and whatever other threads do with torch's global generator."""
-    return seeded_build(lambda: space.build(g, **build), seed)
+    return seeded_build(lambda: build_network(space, g, build), seed)
 
 
 def score_genotypes(
@@ -94,6 +95,7 @@ def score_genotypes(
     build = dict(build or {})
     build_key = json.dumps(build, sort_keys=True, default=str)
     store = ScoreCache(cache) if isinstance(cache, str | os.PathLike) else cache
+    device = str(resolve_device(device))  # a bad or unavailable device: one line, before any work
     ctx = MetricContext(
         device=device, num_classes=fb.num_classes, seed=seed, chunk_size=chunk_size, loss=loss
     )
