@@ -81,7 +81,17 @@ class Evaluator(abc.ABC):
     @property
     @abc.abstractmethod
     def objective(self) -> Objective:
-        """The primary objective this evaluator reports."""
+        """The objective a strategy observes and optimises (its fitness)."""
+
+    @property
+    def reported(self) -> str:
+        """The objective a run reports for the architecture it chose.
+
+        The benchmark protocol observes one number (validation accuracy) and reports
+        another (the chosen cell's test accuracy); an evaluator that follows it names the
+        reported objective here. By default it is the optimised objective itself.
+        """
+        return self.objective.name
 
     @abc.abstractmethod
     def evaluate(self, g: Genotype) -> Result:

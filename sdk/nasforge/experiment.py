@@ -298,6 +298,13 @@ class Experiment:
                 f"journal in {self.run_dir} was made with different settings ({', '.join(diff)}); "
                 "use another run directory or `nasforge resume` it"
             )
+        recorded_objective = (reader.header.get("objective") or {}).get("name")
+        if recorded_objective is not None and recorded_objective != self.evaluator.objective.name:
+            raise JournalError(
+                f"journal in {self.run_dir} was made observing '{recorded_objective}', but evaluator "
+                f"'{self.evaluator.name}' now observes '{self.evaluator.objective.name}' (its defaults "
+                "changed), so its trials cannot be replayed; start a new run"
+            )
         for trial in reader.trials:
             try:
                 self.space.validate(trial.genotype)

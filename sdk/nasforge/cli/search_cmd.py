@@ -179,11 +179,16 @@ def _report_ask_tell(
         if export
         else None
     )
+    reported = experiment.evaluator.reported
     rows: dict[str, Any] = {
         "best": space.format(outcome.best),
         "objective": objective.name,
         "value": value,
+        # the protocol: chosen by the objective above, reported by this one
+        "reported_objective": reported if reported != objective.name else None,
+        "reported_value": best.objectives.get(reported) if best and reported != objective.name else None,
         "trials": len(outcome.history),
+        "objectives": dict(best.objectives) if best else None,
         "simulated_seconds": sim if experiment.evaluator.simulated else None,
         "run_dir": str(experiment.run_dir),
     }
@@ -231,7 +236,11 @@ def _print(
     for key, value in rows.items():
         if value is None:
             continue
-        if key == "simulated_seconds":
+        if isinstance(value, dict):  # every objective of the best trial
+            value = ", ".join(
+                f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}" for k, v in value.items()
+            )
+        elif key == "simulated_seconds":
             key, value = "simulated time", f"{value / 3600:.1f} h" if value >= 3600 else f"{value:.1f} s"
         elif isinstance(value, float):
             value = f"{value:.4g}"

@@ -3,14 +3,15 @@ recorded training seconds, and the run reports the test accuracy of what validat
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from nasforge import api
-from nasforge.journal import JournalReader
+from nasforge import JournalError, api
+from nasforge.journal import JournalReader, journal_path
 from nasforge.result import Trial, best_trial
 from nasforge_nb201 import NB201TableEvaluator, load_table
 from nasforge_nb201.evaluator import FitnessOnTestSetWarning
@@ -92,3 +93,15 @@ def test_the_benchmark_script_reports_and_plots_under_the_protocol(tmp_path) -> 
     assert plot.read_bytes().lstrip().startswith(b"<?xml") and sorted(p.name for p in tmp_path.iterdir()) == [
         "anytime.svg"
     ]
+
+
+def test_a_journal_made_observing_test_accuracy_is_not_replayed_under_the_protocol(tmp_path) -> None:
+    run = tmp_path / "run"
+    api.search("nb201", "random", "nb201-table", dataset="cifar10", trials=4, seed=0, run_dir=run)
+    path = journal_path(run)
+    lines = path.read_text().splitlines()
+    header = json.loads(lines[0])
+    header["objective"]["name"] = "test_accuracy"  # as journals made before the protocol say
+    path.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    with pytest.raises(JournalError, match="made observing 'test_accuracy'.*now observes 'valid_accuracy'"):
+        api.resume(run)
