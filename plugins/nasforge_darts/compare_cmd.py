@@ -4,6 +4,9 @@ Added to the CLI by this plugin's command hook, so it goes when the plugin does.
 alone needs no command of its own: ``nasforge search --strategy darts|prdarts`` runs it,
 journals it and, with ``--export``, writes the genotype and ONNX files (README.md maps
 the options of the former ``python -m nasforge_darts search``).
+
+Every name (space, table evaluator, training data, the two strategies) resolves through
+the invocation's registry (``command_registry``), handed down to the comparison.
 """
 
 from __future__ import annotations
@@ -17,14 +20,15 @@ from rich.table import Table
 
 from nasforge import defaults
 from nasforge.atomic_files import atomic_write_text
+from nasforge.cli.common_options import command_registry
 from nasforge.cli.options import parse_options
 from nasforge.cli.output import out_console, print_json
 from nasforge.errors import NasforgeError
-from nasforge.registry import get_registry
 from nasforge_darts.table_compare import TABLE_DATASETS, compare_on_table, summarise
 
 
 def darts_compare(
+    ctx: typer.Context,
     seeds: Annotated[str, typer.Option(help="Comma-separated seeds.")] = "0,1,2",
     epochs: Annotated[int, typer.Option(min=1, help="Search epochs per run.")] = 50,
     width: Annotated[int, typer.Option("--C", min=1, help="Supernet width C.")] = 8,
@@ -58,7 +62,7 @@ def darts_compare(
     Example: nasforge darts-compare --seeds 0,1,2 --epochs 150 --C 8 --cells 1 --arch-lr 3e-3
     --batch-size 64
     """
-    registry = get_registry()
+    registry = command_registry(ctx)
     for kind, name in (("space", space), ("evaluator", evaluator), ("dataset", dataset)):
         registry.get(kind, name)  # an unknown name is one line now, not after the first search
     common: dict[str, Any] = {

@@ -7,7 +7,9 @@ search itself only ever saw digits. That is a proxy task, and the report says so
 
 The space, the table evaluator and the training data are names, defaulting to the
 core's defaults (the NAS-Bench-201 space and table): this plugin meets the benchmark
-only through the registry and the supernet contract, never by importing it.
+only through the registry and the supernet contract, never by importing it. The registry
+is the caller's (``nasforge darts-compare`` passes the invocation's), and the strategies
+are handed it as a run hands it to them (:func:`nasforge.spec.construct`).
 """
 
 from __future__ import annotations
@@ -19,8 +21,10 @@ from typing import Any
 import attrs
 
 from nasforge import defaults
+from nasforge.datasets import load_dataset
 from nasforge.registry import Registry, get_registry
 from nasforge.search_space import SearchSpace
+from nasforge.spec import construct
 
 #: Datasets of the default table (NAS-Bench-201's three), each looked up per derived cell.
 TABLE_DATASETS = ("cifar10", "cifar100", "imagenet16-120")
@@ -55,8 +59,9 @@ def table_accuracy(
     datasets: Sequence[str] = TABLE_DATASETS,
     registry: Registry | None = None,
 ) -> dict[str, float]:
-    """The table's reported accuracy of ``g`` on each dataset, through the registered evaluator."""
-    evaluator_cls = (registry or get_registry()).get("evaluator", evaluator)
+    """The table's reported accuracy of ``g`` on each dataset, through the evaluator that
+    ``registry`` (see :func:`_given_or_default`) registers as ``evaluator``."""
+    evaluator_cls = _given_or_default(registry).get("evaluator", evaluator)
     return {d: float(evaluator_cls(space, dataset=d).evaluate(g).objectives[REPORTED]) for d in datasets}
 
 
@@ -74,14 +79,23 @@ def compare_on_table(
 ) -> list[CompareRow]:
     """Run every (strategy, seed) pair on ``space``'s supernet with ``dataset``'s data and rate
     each derived cell with ``evaluator`` on ``table_datasets``; ``common`` options apply to
-    every strategy, a strategy's own options override them."""
-    reg = registry or get_registry()
+    every strategy, a strategy's own options override them. Every name resolves through
+    ``registry`` (see :func:`_given_or_default`), which a strategy that declares one is
+    also given."""
+    reg = _given_or_default(registry)
     space_obj = reg.get("space", space)()
     rows = []
     for name, options in strategies:
         for seed in seeds:
-            data = reg.get("dataset", dataset).load(seed=seed)
-            strat = reg.get("strategy", name)(seed=seed, progress=progress, **{**(common or {}), **options})
+            data = load_dataset(dataset, registry=reg, seed=seed)
+            strat = construct(
+                "strategy",
+                reg.get("strategy", name),
+                {**(common or {}), **options},
+                offered={"registry": reg},
+                seed=seed,
+                progress=progress,
+            )
             out = strat.fit(space_obj, data)
             metrics = out.best_result.metadata["metrics"] if out.best_result else {}
             trajectory = tuple(
@@ -104,6 +118,13 @@ def compare_on_table(
                 )
             )
     return rows
+
+
+def _given_or_default(registry: Registry | None) -> Registry:
+    """``registry``, or for a Python caller that passes none (``benchmarks/darts_skip_nb201.py``)
+    the process-wide one: the only place this module chooses it, so a registry given is
+    always the one used."""
+    return registry if registry is not None else get_registry()
 
 
 def summarise(rows: Sequence[CompareRow]) -> dict[str, dict[str, float]]:

@@ -8,6 +8,12 @@ for a tabular benchmark), and the export's input shape is the data's. The genoty
 to ``OUT/genotype.safetensors``, its network to ``OUT/model.onnx`` (parity-checked with
 onnxruntime); the run is journaled like any search. NASI needs no command of its own:
 it is a one-shot strategy, which ``nasforge search --strategy nasi --export`` runs.
+
+Every name resolves through the invocation's registry (``command_registry``), which the
+run and the strategy's pool then use too. The summary reports as ``nasforge search`` does:
+the optimised objective's value and, where the evaluator's protocol reports another
+objective for the chosen architecture (nb201-table: validation chooses, test is
+reported), that one too, with every objective of the best trial.
 """
 
 from __future__ import annotations
@@ -21,16 +27,18 @@ from rich.table import Table
 
 from nasforge import defaults
 from nasforge.budget import Budget
+from nasforge.cli.common_options import command_registry
 from nasforge.cli.options import parse_options
 from nasforge.cli.output import err_console, out_console, print_json
+from nasforge.datasets import load_dataset, network_options
 from nasforge.errors import NasforgeError
 from nasforge.experiment import Experiment
 from nasforge.export import export_bundle
-from nasforge.registry import get_registry
 from nasforge.spec import ExperimentSpec
 
 
 def hnas(
+    ctx: typer.Context,
     space: Annotated[str, typer.Option(help="Search space (nb201, darts, ...).")] = defaults.SPACE,
     evaluator: Annotated[str, typer.Option(help="Evaluator of each BO step.")] = "short-train",
     dataset: Annotated[
@@ -59,7 +67,7 @@ def hnas(
     Example: nasforge hnas --space nb201 --evaluator short-train --dataset digits
     --build-option C=8 --build-option N=1 --out export/hnas-digits
     """
-    registry = get_registry()
+    registry = command_registry(ctx)
     build = parse_options(build_option)
     strategy_options: dict[str, Any] = {"steps": steps, "build": dict(build)}
     evaluator_options = parse_options(evaluator_option)
@@ -68,11 +76,12 @@ def hnas(
     # a tabular benchmark's "dataset" names its table: the pool is then scored on
     # Gaussian data (data-agnostic); a training evaluator's data is scored directly
     if not simulated and dataset in registry.names("dataset"):
-        data = registry.get("dataset", dataset).load(seed=seed)
+        data = load_dataset(dataset, registry=registry, seed=seed)
         shape = data.input_shape
         strategy_options.update(data=dataset, input_shape=list(shape), num_classes=data.num_classes)
-        strategy_options["build"].setdefault("num_classes", data.num_classes)
-        strategy_options["build"].setdefault("in_channels", shape[0])
+        # what the data decides, as everywhere (in_channels only for image-shaped inputs)
+        for key, value in network_options(shape, data.num_classes).items():
+            strategy_options["build"].setdefault(key, value)
         evaluator_options.setdefault("build", dict(build))
     strategy_options.update(parse_options(option))
     spec = ExperimentSpec(
@@ -88,7 +97,9 @@ def hnas(
     if run_dir is None:
         run_dir = Path("runs") / f"hnas-{space}-{dataset}-s{seed}-{time.strftime('%Y%m%d-%H%M%S')}"
     started = time.perf_counter()
-    experiment = Experiment.from_spec(spec, run_dir=run_dir, progress=not quiet, console=err_console)
+    experiment = Experiment.from_spec(
+        spec, run_dir=run_dir, registry=registry, progress=not quiet, console=err_console
+    )
     outcome = experiment.run()
     seconds = time.perf_counter() - started
     sp = experiment.space
@@ -103,12 +114,17 @@ def hnas(
     if bundle.onnx is not None:
         files.update(onnx=str(bundle.onnx.path), max_abs_diff=bundle.onnx.max_abs_diff, build=export_build)
     objective = experiment.evaluator.objective.name
+    reported = experiment.evaluator.reported
+    separate = reported != objective  # the protocol: chosen by one objective, reported by another
     best = outcome.best_result
     summary = {
         "method": "hnas",
         "best": sp.format(outcome.best),
         "best_genotype": outcome.best.to_json(),
         objective: best.objectives.get(objective) if best else None,
+        "reported_objective": reported if separate else None,
+        "reported_value": best.objectives.get(reported) if best and separate else None,
+        "objectives": dict(best.objectives) if best else None,
         "trials": len(outcome.history),
         "seconds": round(seconds, 2),
         "run_dir": str(run_dir),
@@ -125,6 +141,9 @@ def _print(summary: dict[str, Any], json_out: bool) -> None:
     table.add_column(style="bold")
     table.add_column(overflow="fold")
     for k, v in summary.items():
-        if k not in ("method", "best_genotype"):
-            table.add_row(k, f"{v:.4g}" if isinstance(v, float) else str(v))
+        if k in ("method", "best_genotype") or v is None:  # JSON keeps the nulls, the table omits them
+            continue
+        if k == "objectives":  # every objective of the best trial, on one line
+            v = ", ".join(f"{n} {x:.4g}" if isinstance(x, float) else f"{n} {x}" for n, x in v.items())
+        table.add_row(k, f"{v:.4g}" if isinstance(v, float) else str(v))
     out_console.print(table)

@@ -5,6 +5,10 @@ the score of the current (μ, ν) (thesis Alg. 7.1). The pool grows as in the au
 code (a batch of random architectures added per BO step) or stays fixed; each
 architecture is built from the same init seed and scored on the same fixed batch, so
 its scores do not depend on when or in which search it entered the pool.
+
+A named metric and a named dataset are looked up in the registry the scorer is given
+(the run's, handed to :class:`~nasforge_hnas.Hnas`), never in the process-wide one, so a
+run made with its own registry scores its pool with that registry's components.
 """
 
 from __future__ import annotations
@@ -21,8 +25,9 @@ import torch
 
 import nasforge
 from nasforge.genotype import Genotype
-from nasforge.metric import MetricContext
-from nasforge.registry import get_registry
+from nasforge.metric import Metric, MetricContext
+from nasforge.registry import Registry
+from nasforge.scoring import fixed_batch, resolve_metrics
 from nasforge.search_space import SearchSpace
 from nasforge.seeding import seeded_build
 from nasforge_hnas.pool_cache import PoolCache
@@ -74,16 +79,34 @@ class ScoredPool:
 
 
 class PoolScorer:
-    """Scores genotypes of one space under one :class:`PoolSettings`, through a cache."""
+    """Scores genotypes of one space under one :class:`PoolSettings`, through a cache.
 
-    def __init__(self, space: SearchSpace, settings: PoolSettings, cache: PoolCache | None = None) -> None:
+    ``registry`` resolves a named metric (any but :data:`M_TRACE`) and a named dataset
+    (any but ``gaussian``), through the core's scoring helpers
+    (:func:`nasforge.scoring.resolve_metrics`, :func:`nasforge.scoring.fixed_batch`, which
+    loads with :func:`nasforge.datasets.load_dataset`): a run's scorer gets the run's
+    registry. Without one (a direct Python caller), those helpers take the process-wide
+    registry, as the pool always did.
+    """
+
+    def __init__(
+        self,
+        space: SearchSpace,
+        settings: PoolSettings,
+        cache: PoolCache | None = None,
+        *,
+        registry: Registry | None = None,
+    ) -> None:
         self.space = space
         self.settings = settings
         self.cache = cache
+        self.registry = registry
         self._batch: tuple[torch.Tensor, torch.Tensor] | None = None
-        self._metric = None
+        self._metric: Metric | None = None
         if settings.metric != M_TRACE:
-            self._metric = get_registry().get("metric", settings.metric)()
+            # the metric asked for comes last (a population metric's members are put first;
+            # such a metric has no value for one network and fails at the first score, as before)
+            self._metric = resolve_metrics([settings.metric], registry=registry)[-1]
         self.key = pool_key(space, settings, None if self._metric is None else self._metric.info.version)
 
     def batch(self) -> tuple[torch.Tensor, torch.Tensor]:
@@ -95,8 +118,9 @@ class PoolScorer:
                 x = torch.randn((s.batch_size, *s.input_shape), generator=gen)
                 y = torch.randint(0, s.num_classes, (s.batch_size,), generator=gen)
             else:
-                data = get_registry().get("dataset", s.data).load(seed=s.init_seed)
-                x, y = data.batch(s.batch_size, seed=s.init_seed)
+                # the dataset loaded and sampled with the init seed, as load_dataset(...).batch does
+                fb = fixed_batch(s.data, batch_size=s.batch_size, seed=s.init_seed, registry=self.registry)
+                x, y = fb.x, fb.y
             self._batch = (x.to(s.device), y.to(s.device))
         return self._batch
 

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 from nasforge.genotype import Genotype
 from nasforge.option_types import OptionError
+from nasforge.registry import Registry
 from nasforge.result import Objective, Result
 from nasforge.search_space import BUILD, SAMPLE, SearchSpace
 from nasforge.strategy import Strategy
@@ -37,12 +38,18 @@ class Hnas(Strategy):
         objective: Objective,
         seed: int = 0,
         settings: HnasSettings | None = None,
+        registry: Registry | None = None,
         **options: Any,
     ) -> None:
         """Configured by ``settings`` from Python, or by the flat options of the command line
         and the journal (``-o steps=20 -o pool_size=500``; ``settings.FLAT_OPTIONS`` lists them),
-        which build the same settings. Not both: one would silently override the other."""
+        which build the same settings. Not both: one would silently override the other.
+
+        ``registry`` is the run's (a run hands it over, see ``nasforge.spec.construct``): the
+        pool looks up a named metric and dataset there, so a caller's own registry is the one
+        used. Without one, the pool takes the core scoring helpers' default (process-wide)."""
         super().__init__(space, objective=objective, seed=seed)
+        self.registry = registry
         if settings is not None and options:
             raise OptionError(
                 f"give hnas either settings or options, not both (options: {', '.join(options)})"
@@ -60,7 +67,9 @@ class Hnas(Strategy):
     def scorer(self) -> PoolScorer:
         if self._scorer is None:
             path = self.settings.cache
-            self._scorer = PoolScorer(self.space, self.settings.pool, PoolCache(path) if path else None)
+            self._scorer = PoolScorer(
+                self.space, self.settings.pool, PoolCache(path) if path else None, registry=self.registry
+            )
         return self._scorer
 
     def _grow(self) -> None:

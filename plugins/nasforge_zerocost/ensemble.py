@@ -8,6 +8,7 @@ from typing import ClassVar
 import numpy as np
 
 from nasforge.metric import Metric, MetricInfo, PopulationMetric
+from nasforge.registry import Registry
 from nasforge.scoring import MetricScore, aggregate_ranks, metric_label
 
 #: Abdelfattah et al.'s "vote" members: their three strongest NAS-Bench-201 proxies.
@@ -31,12 +32,20 @@ class RankEnsemble(PopulationMetric):
         version="1",
     )
 
-    def __init__(self, members: Sequence[str | Metric] = DEFAULT_MEMBERS) -> None:
+    def __init__(
+        self, members: Sequence[str | Metric] = DEFAULT_MEMBERS, *, registry: Registry | None = None
+    ) -> None:
+        """``members`` named here are this plugin's metrics or ones of ``registry``: the
+        caller's, which the scorer hands over (``nasforge.scoring.resolve_metrics``) so a
+        member only the caller's registry knows is found. Without one, ``make_metric``
+        decides (the process-wide registry, for a direct Python caller)."""
         if not members:
             raise ValueError("an ensemble needs at least one member metric")
         from nasforge_zerocost.catalogue import make_metric
 
-        self.members: tuple[Metric, ...] = tuple(make_metric(m) if isinstance(m, str) else m for m in members)
+        self.members: tuple[Metric, ...] = tuple(
+            make_metric(m, registry=registry) if isinstance(m, str) else m for m in members
+        )
 
     @property
     def variant(self) -> str:

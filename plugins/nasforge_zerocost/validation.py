@@ -5,6 +5,10 @@ default space and its tabular evaluator, ``nasforge.defaults``, found through th
 registry: the plugin never imports or names another plugin), correlates each metric with
 the table's test accuracy, and prints the figures next to the published ones. Scores are
 cached, so an interrupted run resumes.
+
+The registry is chosen once, at the entry point (:func:`main`), and passed down: every
+name :func:`run` resolves (the space, the evaluator, the metrics, the data) is looked up in
+the registry it is given.
 """
 
 from __future__ import annotations
@@ -17,8 +21,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from nasforge import defaults
+from nasforge.api import load_space
 from nasforge.atomic_files import atomic_write_text
-from nasforge.registry import get_registry
+from nasforge.registry import Registry, get_registry
 from nasforge.scoring import CorrelationResult, correlate
 from nasforge_zerocost.published import CAVEATS, PUBLISHED_SPEARMAN_C10
 
@@ -51,10 +56,14 @@ def run(
     batch_size: int = 64,
     cache: str | None = None,
     verbose: bool = True,
+    registry: Registry | None = None,
 ) -> CorrelationResult:
-    """Correlation of ``metrics`` with the NAS-Bench-201 ``dataset`` test accuracy."""
-    registry = get_registry()
-    space = registry.space(defaults.SPACE)
+    """Correlation of ``metrics`` with the NAS-Bench-201 ``dataset`` test accuracy.
+
+    Names resolve through ``registry``; without one (a Python caller), the core's API
+    (``nasforge.api.load_space``, ``nasforge.scoring.correlate``) takes its default.
+    """
+    space = load_space(defaults.SPACE, registry=registry)
     start = time.perf_counter()
 
     def progress(i: int, n: int, _g: object) -> None:
@@ -75,6 +84,7 @@ def run(
         build={"C": 16, "N": 5, "num_classes": 10},
         cache=cache,
         progress=progress,
+        registry=registry,
     )
 
 
@@ -109,6 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     torch.set_num_threads(args.threads)
     metrics = ALL if args.metrics == "all" else tuple(m for m in args.metrics.split(",") if m)
+    registry = get_registry()  # the entry point: the one place the process-wide registry is chosen
     result = run(
         metrics,
         sample=args.sample,
@@ -117,6 +128,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         data=args.data,
         batch_size=args.batch_size,
         cache=args.cache,
+        registry=registry,
     )
     n = len(result.targets)
     print(f"NAS-Bench-201 {args.dataset}, {n} cells (seed {args.seed}), data {result.table.data}")

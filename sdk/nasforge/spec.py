@@ -277,8 +277,10 @@ def construct(
     """``cls(*args, **fixed, **offered, **options)``, with a bad user option named in one line.
 
     ``offered`` values (the run's registry, seed, loaded data) reach only a constructor
-    that declares them by name, and a user option of the same name wins; ``registry`` and
-    ``data`` are never user options. This is how a plugin component gets what it needs of
+    that declares them by name, and a user option of the same name wins; a declared
+    ``registry`` or ``data`` parameter is never a user option (a component that takes a
+    ``data`` option through ``**options``, as HNAS names its pool's data, owns that name).
+    This is how a plugin component gets what it needs of
     the run without fetching it globally.
 
     Options are checked against the constructor's signature and type hints first; what
@@ -288,7 +290,7 @@ def construct(
     """
     owner = f"{kind} '{getattr(cls, 'name', getattr(cls, '__name__', cls))}'"
     params = inspect.signature(cls).parameters
-    supplied = sorted(SUPPLIED_BY_RUN & set(options))
+    supplied = sorted(SUPPLIED_BY_RUN & set(options) & set(params))
     if supplied:
         raise OptionError(f"{owner}: option '{supplied[0]}' is supplied by the run, not by an option")
     keyword = (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)

@@ -11,12 +11,7 @@ import pytest
 from nasforge import NasforgeError, defaults
 from nasforge.api import build_spec
 from nasforge.registry import load_registry
-
-
-def _one_error_line(stderr: str) -> str:
-    lines = [line for line in stderr.strip().splitlines() if line.strip()]
-    assert len(lines) == 1 and "Traceback" not in stderr, stderr
-    return lines[0]
+from tests.cli_run import one_line
 
 
 def test_search_without_the_nb201_plugin_names_the_missing_default(tmp_path) -> None:
@@ -30,7 +25,7 @@ def test_search_without_the_nb201_plugin_names_the_missing_default(tmp_path) -> 
         timeout=300,
     )
     assert run.returncode == 2, run.stderr
-    line = _one_error_line(run.stderr)
+    line = one_line(run.stderr)
     assert f"the default space '{defaults.SPACE}' is not installed" in line and "--space" in line
     assert not (tmp_path / "run").exists(), "nothing is started for a run that cannot be built"
 

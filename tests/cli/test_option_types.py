@@ -115,6 +115,27 @@ def test_construct_names_the_component_for_errors_the_constructor_raises() -> No
         construct("widget", Buggy, {})
 
 
+def test_the_run_supplies_declared_data_and_registry_but_a_component_may_own_a_data_option() -> None:
+    class Declares:
+        name = "declares"
+
+        def __init__(self, *, data: Any = None, registry: Any = None) -> None:
+            self.data, self.registry = data, registry
+
+    with pytest.raises(OptionError, match=r"^widget 'declares': option 'data' is supplied by the run"):
+        construct("widget", Declares, {"data": "digits"})
+    built = construct("widget", Declares, {}, offered={"data": "loaded", "registry": "reg"})
+    assert (built.data, built.registry) == ("loaded", "reg")
+
+    class Owns:  # HNAS: its pool's dataset is a flat option named data
+        name = "owns"
+
+        def __init__(self, **options: Any) -> None:
+            self.options = options
+
+    assert construct("widget", Owns, {"data": "digits"}).options == {"data": "digits"}
+
+
 def test_spec_rejects_mistyped_fields() -> None:
     base = ExperimentSpec("toy", "rea", "toy", None)
     assert ExperimentSpec.from_json(base.to_json()) == base

@@ -14,7 +14,6 @@ import pytest
 import torch
 
 from nasforge import Budget, JournalError, api
-from nasforge.cli import main
 from nasforge.experiment import Experiment
 from nasforge.journal import CHECKSUM_DECLARATION, CHECKSUM_KEY, JournalReader, journal_path
 from nasforge.spec import ExperimentSpec
@@ -38,21 +37,6 @@ def _spec(**kw) -> ExperimentSpec:
 
 def _run(run_dir: Path):
     return Experiment.from_spec(_spec(), run_dir=run_dir, progress=False).run()
-
-
-def _cli(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, str]:
-    try:
-        main([str(a) for a in argv])
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    return code, capsys.readouterr().err
-
-
-def _one_line(err: str) -> str:
-    lines = [line for line in err.strip().splitlines() if line.strip()]
-    assert len(lines) == 1 and "Traceback" not in err, err
-    return lines[0]
 
 
 @pytest.fixture(scope="module")
@@ -79,10 +63,11 @@ def _same_trials(a: Path, b: Path) -> None:
 
 # --- an empty journal is no run -------------------------------------------------------------
 @pytest.mark.parametrize("content", ["", "\n", '{"created": "2024-01-01T00:00:00", "environm'])
-def test_empty_or_torn_header_journal_does_not_block_a_rerun(finished, tmp_path, capsys, content) -> None:
+def test_empty_or_torn_header_journal_does_not_block_a_rerun(finished, tmp_path, cli, content) -> None:
     run = _write(tmp_path / "run", [content])
-    code, err = _cli(capsys, "resume", run, "-q")
-    assert code == 2 and "is empty" in _one_line(err) and "--run-dir" in err
+    refused = cli("resume", run, "-q")
+    refused.assert_one_line_error("is empty")
+    assert "--run-dir" in refused.err
     _run(run)  # the same search again, into the same directory
     _same_trials(run, finished)
     assert JournalReader.of_run(run).end is not None
@@ -164,7 +149,7 @@ def test_an_end_record_followed_by_trials_is_not_the_end(finished, tmp_path) -> 
 
 
 # --- checksums -------------------------------------------------------------------------------
-def test_a_tampered_accuracy_is_refused_naming_the_line(finished, tmp_path, capsys) -> None:
+def test_a_tampered_accuracy_is_refused_naming_the_line(finished, tmp_path, cli) -> None:
     lines = _lines(finished)
     record = json.loads(lines[5])
     record["result"]["objectives"]["score"] += 100.0  # made to look like the best
@@ -172,8 +157,9 @@ def test_a_tampered_accuracy_is_refused_naming_the_line(finished, tmp_path, caps
     run = _write(tmp_path / "run", lines)
     with pytest.raises(JournalError, match=r"journal\.jsonl:6: trial 4 fails its checksum"):
         JournalReader.of_run(run)
-    code, err = _cli(capsys, "resume", run, "-q")
-    assert code == 2 and "journal.jsonl:6" in _one_line(err) and "checksum" in err
+    refused = cli("resume", run, "-q")
+    refused.assert_one_line_error("journal.jsonl:6")
+    assert "checksum" in refused.err
     with pytest.raises(JournalError, match="checksum"):
         _run(run)
 

@@ -37,22 +37,6 @@ SEARCH = [
 ]
 
 
-def _cli(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, str, str]:
-    try:
-        main([str(a) for a in argv])
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def _one_line(err: str) -> str:
-    lines = [line for line in err.strip().splitlines() if line.strip()]
-    assert len(lines) == 1 and "Traceback" not in err, err
-    return lines[0]
-
-
 def _trial(i: int) -> Trial:
     return Trial(i, Genotype("toy", "1", ("skip",) * 4), Result(objectives={"score": float(i)}))
 
@@ -73,7 +57,7 @@ def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return run
 
 
-def test_torn_line_then_two_resumes_leaves_a_readable_identical_run(finished, tmp_path, capsys) -> None:
+def test_torn_line_then_two_resumes_leaves_a_readable_identical_run(finished, tmp_path, cli) -> None:
     """The issue's repro: keep N whole lines plus the first 200 bytes of the next, resume twice."""
     lines = journal_path(finished).read_bytes().splitlines(keepends=True)
     kept, torn = lines[:41], lines[41][:200]  # header + 40 trials, then a torn trial line
@@ -83,8 +67,7 @@ def test_torn_line_then_two_resumes_leaves_a_readable_identical_run(finished, tm
     journal_path(run).write_bytes(b"".join(kept) + torn)
 
     for _ in range(2):
-        code, _, err = _cli(capsys, "resume", run, "-q", "--json")
-        assert code == 0, err
+        cli("resume", run, "-q", "--json", ok=True)
 
     records = _every_line_parses(journal_path(run))
     assert [r["type"] for r in records] == ["header"] + ["trial"] * TRIALS + ["end"]
@@ -164,19 +147,16 @@ def test_a_failed_fsync_takes_the_record_back(tmp_path, monkeypatch) -> None:
     w.close()
 
 
-def test_disk_full_mid_search_is_one_line_and_resume_matches(finished, tmp_path, capsys, monkeypatch) -> None:
+def test_disk_full_mid_search_is_one_line_and_resume_matches(finished, tmp_path, cli, monkeypatch) -> None:
     run = tmp_path / "run"
     # header + 24 trials fit, then 50 bytes of the next record, then the disk is full
     monkeypatch.setattr("nasforge.journal.os.write", _DiskFills(room=50, whole=25))
-    code, _, err = _cli(capsys, *SEARCH, "--run-dir", run)
-    assert code == 2
-    assert "No space left on device" in _one_line(err)
+    cli(*SEARCH, "--run-dir", run).assert_one_line_error("No space left on device")
     monkeypatch.undo()
     assert len(JournalReader.of_run(run).trials) == 24
     _every_line_parses(journal_path(run))
 
-    code, _, err = _cli(capsys, "resume", run, "-q")
-    assert code == 0, err
+    cli("resume", run, "-q", ok=True)
     resumed, reference = JournalReader.of_run(run), JournalReader.of_run(finished)
     assert [(t.index, t.genotype, t.result) for t in resumed.trials] == [
         (t.index, t.genotype, t.result) for t in reference.trials

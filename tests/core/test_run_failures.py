@@ -18,26 +18,9 @@ from nasforge.spec import ExperimentSpec
 from nasforge.testing.toy import ToyEvaluator, ToySpace
 
 
-def _cli(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, str, str]:
-    try:
-        main([str(a) for a in argv])
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def _one_line(err: str) -> str:
-    lines = [line for line in err.strip().splitlines() if line.strip()]
-    assert len(lines) == 1 and "Traceback" not in err, err
-    return lines[0]
-
-
-def test_short_train_on_toy_is_refused_before_the_run_starts(tmp_path, capsys) -> None:
+def test_short_train_on_toy_is_refused_before_the_run_starts(tmp_path, cli) -> None:
     """The issue's repro: every trial used to fail on `in_channels`, and the CLI said success."""
-    code, out, err = _cli(
-        capsys,
+    refused = cli(
         "search",
         "--space",
         "toy",
@@ -51,10 +34,8 @@ def test_short_train_on_toy_is_refused_before_the_run_starts(tmp_path, capsys) -
         tmp_path / "run",
         "-q",
     )
-    assert code == 2
-    line = _one_line(err)
-    assert "short-train" in line and "'toy'" in line and "in_channels" in line, line
-    assert "search finished" not in out and "best" not in out
+    refused.assert_one_line_error("short-train", "'toy'", "in_channels")
+    assert "search finished" not in refused.out and "best" not in refused.out
     assert not (tmp_path / "run").exists(), "refused before anything was written"
     with pytest.raises(CapabilityError, match="in_channels"):
         api.search("toy", "random", "short-train", dataset="digits", trials=3)
@@ -107,15 +88,15 @@ def test_some_failed_trials_are_still_a_success(tmp_path) -> None:
     assert not outcome.best_result.failed
 
 
-def test_cli_all_failed_exits_two_with_one_line(tmp_path, capsys, monkeypatch) -> None:
+def test_cli_all_failed_exits_two_with_one_line(tmp_path, cli, monkeypatch) -> None:
     monkeypatch.setattr(ToyEvaluator, "evaluate", _FailsAlways.evaluate)
     argv = ["search", "--space", "toy", "--evaluator", "toy", "--budget-trials", "4", "-q"]
-    code, out, err = _cli(capsys, *argv, "--run-dir", tmp_path / "run")
-    assert code == 2
-    assert "all 4 trials failed" in _one_line(err)
-    assert "search finished" not in out
-    code, out, err = _cli(capsys, "resume", tmp_path / "run", "-q", "--json")
-    assert code == 2 and "all 4 trials failed" in _one_line(err) and out == ""
+    failed = cli(*argv, "--run-dir", tmp_path / "run")
+    failed.assert_one_line_error("all 4 trials failed")
+    assert "search finished" not in failed.out
+    resumed = cli("resume", tmp_path / "run", "-q", "--json")
+    resumed.assert_one_line_error("all 4 trials failed")
+    assert resumed.out == ""
     assert issubclass(SearchFailedError, NasforgeError)
 
 

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from nasforge import api
-from nasforge.cli import main
 from nasforge.errors import RunInUseError, RunLockError
 from nasforge.journal import JournalReader, journal_path
 from nasforge.run_lock import RunLock
+from tests.cli_run import one_line
 
 TRIALS = 60
 OPTIONS = {"population_size": 6, "sample_size": 3}
@@ -57,21 +57,6 @@ main(sys.argv[1:])
 """
 
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-
-
-def _cli(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, str]:
-    try:
-        main([str(a) for a in argv])
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    return code, capsys.readouterr().err
-
-
-def _one_line(err: str) -> str:
-    lines = [line for line in err.strip().splitlines() if line.strip()]
-    assert len(lines) == 1 and "Traceback" not in err, err
-    return lines[0]
 
 
 def _start_holder(run: Path, *extra: str) -> subprocess.Popen:
@@ -123,9 +108,7 @@ def _assert_complete_and_identical(run: Path, reference: JournalReader) -> None:
     assert got.end is not None and got.end["best"] == reference.end["best"]
 
 
-def test_second_writer_is_refused_naming_the_holder_and_a_killed_holder_blocks_nothing(
-    tmp_path, capsys
-) -> None:
+def test_second_writer_is_refused_naming_the_holder_and_a_killed_holder_blocks_nothing(tmp_path, cli) -> None:
     run = tmp_path / "run"
     holder = _start_holder(run)
     try:
@@ -138,12 +121,11 @@ def test_second_writer_is_refused_naming_the_holder_and_a_killed_holder_blocks_n
             env={**os.environ, "NASFORGE_THREADS": "1"},
         )
         assert second.returncode == 2
-        line = _one_line(second.stderr)
+        line = one_line(second.stderr)
         assert f"pid {holder.pid} on host {socket.gethostname()}" in line, line
         assert "in use" in line and str(run) in line
         # a resume of the same directory, and the Python API, are refused the same way
-        code, err = _cli(capsys, "resume", run, "-q")
-        assert code == 2 and f"pid {holder.pid}" in _one_line(err)
+        cli("resume", run, "-q").assert_one_line_error(f"pid {holder.pid}")
         with pytest.raises(RunInUseError, match=f"pid {holder.pid}"):
             api.resume(run)
         assert holder.poll() is None, "the holder was not disturbed"
@@ -152,8 +134,7 @@ def test_second_writer_is_refused_naming_the_holder_and_a_killed_holder_blocks_n
     partial = JournalReader.of_run(run)
     assert 2 <= len(partial.trials) < TRIALS and partial.end is None
 
-    code, err = _cli(capsys, "resume", run, "-q")  # the dead holder's lock is gone with it
-    assert code == 0, err
+    cli("resume", run, "-q", ok=True)  # the dead holder's lock is gone with it
     _assert_complete_and_identical(run, _reference(tmp_path))
 
 
@@ -179,7 +160,7 @@ def _alive(pid: int) -> bool:
 
 
 @linux_only
-def test_killed_process_pool_search_leaves_no_workers_and_no_lock(tmp_path, capsys) -> None:
+def test_killed_process_pool_search_leaves_no_workers_and_no_lock(tmp_path, cli) -> None:
     run = tmp_path / "run"
     holder = _start_holder(run, "--executor", "process", "--workers", "2")
     try:
@@ -192,8 +173,7 @@ def test_killed_process_pool_search_leaves_no_workers_and_no_lock(tmp_path, caps
         time.sleep(0.05)
     assert not [w for w in workers if _alive(w)], "pool workers outlived their killed parent"
 
-    code, err = _cli(capsys, "resume", run, "-q")
-    assert code == 0, err
+    cli("resume", run, "-q", ok=True)
     _assert_complete_and_identical(run, _reference(tmp_path, workers=2))
 
 

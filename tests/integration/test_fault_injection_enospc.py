@@ -28,8 +28,8 @@ from pathlib import Path
 
 import pytest
 
-from nasforge.cli import main
 from nasforge.journal import JournalReader, journal_path
+from tests.cli_run import one_line
 
 BUDGET = 300
 ARGS = [
@@ -47,16 +47,6 @@ ARGS += ["--budget-trials", str(BUDGET), "--seed", "5", "-q"]
 #: Room for the header, the lock and a few dozen trial records (about 500 bytes each).
 SMALL_FS = "32k"
 FILE_SIZE_LIMIT = 20_000
-
-
-def _in_process(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        main([str(a) for a in argv])
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def _search_process(run_dir: Path, *, file_size_limit: int | None = None) -> subprocess.CompletedProcess[str]:
@@ -111,9 +101,8 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> JournalReader:
 
 def _assert_failed_cleanly(proc: subprocess.CompletedProcess[str], run_dir: Path) -> int:
     """Exit 2 with one line; the journal reads, and holds a prefix of the run."""
-    lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert proc.returncode == 2, f"a full disk must fail the search (exit {proc.returncode}): {proc.stderr}"
-    assert "Traceback" not in proc.stderr and len(lines) == 1, proc.stderr
+    one_line(proc.stderr)  # fails unless stderr is one line, without a traceback
     partial = JournalReader.of_run(run_dir)
     assert 0 < len(partial.trials) < BUDGET, f"the disk must fill mid-search, not after {len(partial.trials)}"
     assert [t.index for t in partial.trials] == list(range(len(partial.trials)))
@@ -133,7 +122,7 @@ def _assert_equal_to_reference(run_dir: Path, reference: JournalReader, resumed_
 
 @pytest.mark.parametrize("fault", ["tmpfs", "file-size-limit"])
 def test_disk_full_mid_search_then_resume_equals_uninterrupted(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reference: JournalReader, fault: str
+    tmp_path: Path, cli, reference: JournalReader, fault: str
 ) -> None:
     if fault == "tmpfs":
         if not _can_mount():
@@ -142,16 +131,14 @@ def test_disk_full_mid_search_then_resume_equals_uninterrupted(
             run_dir = fs / "run"
             kept = _assert_failed_cleanly(_search_process(run_dir), run_dir)
             subprocess.run(["mount", "-o", "remount,size=4m", str(fs)], check=True, capture_output=True)
-            code, out, err = _in_process(capsys, "resume", run_dir, "-q", "--json")
-            assert code == 0, err
-            _assert_equal_to_reference(run_dir, reference, out)
-            again = _in_process(capsys, "resume", run_dir, "-q", "--json")
-            assert again[0] == 0 and json.loads(again[1])["trials"] == BUDGET, again[2]
+            resumed = cli("resume", run_dir, "-q", "--json", ok=True)
+            _assert_equal_to_reference(run_dir, reference, resumed.out)
+            again = cli("resume", run_dir, "-q", "--json")
+            assert again.code == 0 and again.json()["trials"] == BUDGET, again.err
     else:
         run_dir = tmp_path / "run"
         kept = _assert_failed_cleanly(_search_process(run_dir, file_size_limit=FILE_SIZE_LIMIT), run_dir)
         assert journal_path(run_dir).stat().st_size <= FILE_SIZE_LIMIT
-        code, out, err = _in_process(capsys, "resume", run_dir, "-q", "--json")
-        assert code == 0, err
-        _assert_equal_to_reference(run_dir, reference, out)
+        resumed = cli("resume", run_dir, "-q", "--json", ok=True)
+        _assert_equal_to_reference(run_dir, reference, resumed.out)
     assert kept < BUDGET
