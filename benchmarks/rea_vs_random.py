@@ -12,8 +12,11 @@ accuracy), the test optimum, and the NAS-Bench-201 paper's rows, labelled with t
 their (different) protocol. Nothing here is tuned: every strategy runs on its defaults.
 
 ``--plot FILE`` draws, per dataset, the reported test accuracy of the incumbent (the best
-cell by validation so far) against simulated training hours: the median and the
-inter-quartile band over seeds, up to the hour the shortest run of that strategy ended.
+cell by validation so far) against simulated training hours on a log axis: the median and
+the inter-quartile band over seeds (``nasforge.anytime``: each seed's step curve read on a
+common grid), up to the hour the shortest run of that strategy ended. REA's first
+population is random samples drawn from the same seeds as random search's, so the two
+curves coincide until evolution starts.
 
     python benchmarks/rea_vs_random.py --seeds 10 --trials 200 [--plot anytime.png]
 """
@@ -30,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from nasforge import api
+from nasforge.anytime import common_grid, quantile_band
 from nasforge.atomic_files import atomic_path
 from nasforge.result import SearchOutcome
 from nasforge_nb201.table import load_table, protocol_optimum
@@ -163,17 +167,6 @@ def report(args: argparse.Namespace, results: dict[tuple[str, str], dict[str, An
         )
 
 
-def band(curves: list[tuple[np.ndarray, np.ndarray]], points: int = 300) -> tuple[np.ndarray, np.ndarray]:
-    """(hours, [q25, median, q75] x hours) of step curves over seeds, on a shared grid that
-    spans the time every run was still going (from the latest first result to the
-    earliest end), so each quantile is over all seeds."""
-    start = max(float(h[0]) for h, _ in curves)
-    end = min(float(h[-1]) for h, _ in curves)
-    grid = np.linspace(start, end, points)
-    values = np.stack([y[np.searchsorted(h, grid, side="right") - 1] for h, y in curves])
-    return grid, np.percentile(values, [25, 50, 75], axis=0)
-
-
 def plot(args: argparse.Namespace, results: dict[tuple[str, str], dict[str, Any]]) -> None:
     from nasforge.optional import require
 
@@ -183,9 +176,11 @@ def plot(args: argparse.Namespace, results: dict[tuple[str, str], dict[str, Any]
     for ax, dataset in zip(axes[0], args.datasets, strict=True):
         lows = []
         for k, strategy in enumerate(args.strategies):
-            grid, (q25, q50, q75) = band(results[dataset, strategy]["curves"])
+            curves = results[dataset, strategy]["curves"]
+            grid = common_grid(curves, points=400, log=True)
+            q25, q50, q75 = quantile_band(curves, grid)
             ax.fill_between(grid, q25, q75, step="post", alpha=0.25, color=f"C{k}", lw=0)
-            ax.step(grid, q50, where="post", color=f"C{k}", label=f"{strategy} (median, IQR)")
+            ax.step(grid, q50, where="post", color=f"C{k}", label=f"{strategy}: median, 25-75% band")
             lows.append(float(np.percentile(q25, 10)))
         _index, _valid, found = protocol_optimum(dataset)
         optimum = table.optimum(dataset, "test_accuracy")[1]
@@ -194,9 +189,14 @@ def plot(args: argparse.Namespace, results: dict[tuple[str, str], dict[str, Any]
             ax.axhline(optimum, color="k", ls=":", lw=0.8, label=f"test optimum {optimum:.2f}")
         top = max(found, optimum)
         ax.set_ylim(min(lows), top + 0.15 * (top - min(lows)))
-        ax.set_xlabel("simulated training time (hours, recorded 200-epoch seconds)")
+        ax.set_xscale("log")
+        ax.set_xlabel("simulated training time (hours, log scale)")
         ax.set_ylabel("test accuracy of best-by-validation cell (%)")
-        ax.set_title(f"NAS-Bench-201 {dataset}: {args.seeds} seeds")
+        ax.set_title(
+            f"NAS-Bench-201 {dataset}, benchmark protocol\n(valid observed, test reported; "
+            f"{args.seeds} seeds x {args.trials} queries)",
+            fontsize=9,
+        )
         ax.legend(fontsize=7, loc="lower right")
     fig.tight_layout()
     with atomic_path(args.plot) as tmp:  # the temporary name hides the suffix: give the format

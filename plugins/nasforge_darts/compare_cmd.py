@@ -22,7 +22,7 @@ from nasforge import defaults
 from nasforge.atomic_files import atomic_write_text
 from nasforge.cli.common_options import command_registry
 from nasforge.cli.options import parse_options
-from nasforge.cli.output import out_console, print_json
+from nasforge.cli.output import json_document, out_console, print_json
 from nasforge.errors import NasforgeError
 from nasforge_darts.table_compare import TABLE_DATASETS, compare_on_table, summarise
 
@@ -90,7 +90,8 @@ def darts_compare(
     payload = {"rows": [r.to_json() for r in rows], "summary": summary, "settings": common}
     if json_file is not None:
         try:
-            atomic_write_text(json_file, json.dumps(payload, indent=2))
+            document = json_document(payload, command="darts-compare")  # the --json document, as a file
+            atomic_write_text(json_file, json.dumps(document, indent=2))
         except OSError as exc:
             raise NasforgeError(f"cannot write {json_file}: {exc.strerror or exc}") from exc
     if json_out:

@@ -27,7 +27,7 @@ from rich.table import Table
 
 from nasforge import defaults
 from nasforge.budget import Budget
-from nasforge.cli.common_options import command_registry
+from nasforge.cli.common_options import Quiet, command_registry
 from nasforge.cli.options import parse_options
 from nasforge.cli.output import err_console, out_console, print_json
 from nasforge.datasets import load_dataset, network_options
@@ -59,7 +59,7 @@ def hnas(
         "export/hnas"
     ),
     onnx: Annotated[bool, typer.Option("--onnx/--no-onnx", help="Also export the network as ONNX.")] = True,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    quiet: Quiet = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON to stdout.")] = False,
 ) -> None:
     """Search with HNAS (pre-scored pool + BO over mu, nu), journaled, and export the best.

@@ -6,6 +6,11 @@ code (a batch of random architectures added per BO step) or stays fixed; each
 architecture is built from the same init seed and scored on the same fixed batch, so
 its scores do not depend on when or in which search it entered the pool.
 
+M is a magnitude: the pool keeps |M|, as the thesis defines M_SNIP, M_GraSP and M_KNAS
+(and as the authors' code takes ``abs`` of every metric), so a signed metric such as the
+zero-cost GraSP cannot make κ/M negative and win the arg-min. A metric that cannot be
+read that way is refused when the scorer is made (:func:`unfit_for_m`).
+
 A named metric and a named dataset are looked up in the registry the scorer is given
 (the run's, handed to :class:`~nasforge_hnas.Hnas`), never in the process-wide one, so a
 run made with its own registry scores its pool with that registry's components.
@@ -25,7 +30,8 @@ import torch
 
 import nasforge
 from nasforge.genotype import Genotype
-from nasforge.metric import Metric, MetricContext
+from nasforge.metric import Metric, MetricContext, MetricInfo
+from nasforge.option_types import OptionError
 from nasforge.registry import Registry
 from nasforge.scoring import fixed_batch, resolve_metrics
 from nasforge.search_space import SearchSpace
@@ -61,12 +67,13 @@ class ScoredPool:
             return
         self._index[g] = len(self.genotypes)
         self.genotypes.append(g)
-        self._metric.append(m.metric)
+        self._metric.append(abs(m.metric))  # |M| (module docstring); the cache keeps M as scored
         self._kappa.append(m.kappa)
         self._seconds.append(m.seconds)
 
     @property
     def metric(self) -> np.ndarray:
+        """|M| of every member, in insertion order."""
         return np.asarray(self._metric, dtype=np.float64)
 
     @property
@@ -103,10 +110,17 @@ class PoolScorer:
         self.registry = registry
         self._batch: tuple[torch.Tensor, torch.Tensor] | None = None
         self._metric: Metric | None = None
+        try:  # a kernel the settings cannot form (e.g. bn "decomposed" on every parameter): one line now
+            self.kernel = settings.kernel
+        except ValueError as exc:
+            raise OptionError(f"pool kernel settings: {exc}") from exc
         if settings.metric != M_TRACE:
             # the metric asked for comes last (a population metric's members are put first;
-            # such a metric has no value for one network and fails at the first score, as before)
+            # such a metric has no value for one network and is refused just below)
             self._metric = resolve_metrics([settings.metric], registry=registry)[-1]
+            problem = unfit_for_m(self._metric.info)
+            if problem is not None:
+                raise OptionError(f"metric '{settings.metric}' cannot serve as HNAS's M: {problem}")
         self.key = pool_key(space, settings, None if self._metric is None else self._metric.info.version)
 
     def batch(self) -> tuple[torch.Tensor, torch.Tensor]:
@@ -136,7 +150,7 @@ class PoolScorer:
         start = time.perf_counter()
         try:
             model = seeded_build(lambda: self.space.build(g, **s.build), s.init_seed).to(s.device).train()
-            metric, kappa = measure(model, self.batch(), spec=s.kernel, metric=self._metric, ctx=ctx)
+            metric, kappa = measure(model, self.batch(), spec=self.kernel, metric=self._metric, ctx=ctx)
         except (RuntimeError, ValueError):  # flagged as NaN; one bad net must not stop a pool
             metric, kappa = math.nan, math.nan
         value = PoolMetrics(metric, kappa, time.perf_counter() - start)
@@ -151,6 +165,23 @@ class PoolScorer:
             pool.add(g, self.score(g))
             if progress is not None:
                 progress(i + 1, len(todo))
+
+
+def unfit_for_m(info: MetricInfo) -> str | None:
+    """Why a metric cannot be HNAS's M, or None if it can.
+
+    The score reads M as a magnitude that grows with the architecture's gradient or kernel
+    (realizable: arg-max M; non-realizable: κ/M + μF(M² − ν)), taken as |M|. A metric
+    whose better values are lower, or whose values are never positive (|M| would then rank
+    in reverse), or that only ranks a population, has no such reading.
+    """
+    if info.population:
+        return "it ranks a population and has no value for one network"
+    if not info.higher_is_better:
+        return "lower is better, and M must grow with the quantity it measures (HNAS ranks by large |M|)"
+    if info.sign == "nonpositive":
+        return "its values are never positive, so |M| would rank architectures in reverse"
+    return None
 
 
 def pool_key(space: SearchSpace, settings: PoolSettings, metric_version: str | None) -> str:

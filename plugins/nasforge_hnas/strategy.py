@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 from nasforge.genotype import Genotype
 from nasforge.option_types import OptionError
+from nasforge.progress_log import ProgressLog
 from nasforge.registry import Registry
 from nasforge.result import Objective, Result
 from nasforge.search_space import BUILD, SAMPLE, SearchSpace
@@ -79,7 +80,16 @@ class Hnas(Strategy):
         if target > self._drawn:
             fresh = sample_genotypes(self.space, target - self._drawn, self._pool_rng)
             self._drawn = target
-            self.scorer.fill(self.pool, fresh)
+            # minutes of scoring with no bar of its own: say how far it is, every few seconds
+            log = ProgressLog("nasforge.hnas", "hnas pool scoring", unit="architecture")
+            self.scorer.fill(self.pool, fresh, progress=lambda done, total: self._log_pool(log, done, total))
+
+    @staticmethod
+    def _log_pool(log: ProgressLog, done: int, total: int) -> None:
+        log.total = total
+        log.update(done)
+        if done == total:
+            log.finish(done)
 
     # --- ask / tell -------------------------------------------------------------------
     def ask(self) -> Genotype:

@@ -84,6 +84,11 @@ class NB201TableEvaluator(Evaluator):
         return OBJECTIVES[FITNESS_OBJECTIVES[self.fitness]]
 
     @property
+    def objectives(self) -> dict[str, Objective]:
+        """Every recorded number, with its direction: a run may optimise or constrain any."""
+        return dict(OBJECTIVES)
+
+    @property
     def reported(self) -> str:
         """The chosen cell's test accuracy (under ``fitness="test"`` too: it is what was optimised)."""
         return REPORTED

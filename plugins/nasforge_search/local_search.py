@@ -3,7 +3,9 @@
 Evaluates every neighbour of the incumbent (in a shuffled order), moves to the best one
 if it improves, and restarts from a random architecture at a local optimum. On
 NAS-Bench-201 this is a strong baseline (White et al., 2021) and needs only
-``neighbours``, no mutation distribution.
+``neighbours``, no mutation distribution. Results compare by
+:meth:`~nasforge.Strategy.rank`: under constraints a move towards the feasible region
+improves, and a feasible incumbent is never left for an infeasible neighbour.
 """
 
 from __future__ import annotations
@@ -22,9 +24,9 @@ class LocalSearch(Strategy):
 
     def __init__(self, space: SearchSpace, *, objective: Objective, seed: int = 0) -> None:
         super().__init__(space, objective=objective, seed=seed)
-        self.incumbent: tuple[Genotype, float] | None = None
+        self.incumbent: tuple[Genotype, tuple[float, ...]] | None = None
         self.queue: collections.deque[Genotype] = collections.deque()
-        self.round_best: tuple[Genotype, float] | None = None
+        self.round_best: tuple[Genotype, tuple[float, ...]] | None = None
         self.pending = 0
 
     def ask(self) -> Genotype:
@@ -45,7 +47,7 @@ class LocalSearch(Strategy):
         self.incumbent = None
         return True
 
-    def _set_incumbent(self, g: Genotype, fitness: float) -> None:
+    def _set_incumbent(self, g: Genotype, fitness: tuple[float, ...]) -> None:
         self.incumbent = (g, fitness)
         self.round_best = None
         neighbours = self.space.neighbours(g)
@@ -53,7 +55,7 @@ class LocalSearch(Strategy):
         self.queue = collections.deque(neighbours)
 
     def tell(self, g: Genotype, result: Result) -> None:
-        fitness = self.fitness(result)
+        fitness = self.rank(result)
         self.pending = max(0, self.pending - 1)
         if self.incumbent is None:
             self._set_incumbent(g, fitness)

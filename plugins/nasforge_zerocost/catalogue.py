@@ -4,13 +4,19 @@ from __future__ import annotations
 
 from nasforge.metric import Metric
 from nasforge.registry import Registry, get_registry
-from nasforge_zerocost.ensemble import RankEnsemble
-from nasforge_zerocost.fisher import Fisher
+from nasforge_zerocost.ensemble import RankEnsemble, VoteEnsemble
+from nasforge_zerocost.fisher import Fisher, FisherChannel
 from nasforge_zerocost.gradient import GradNorm, Grasp, Snip
 from nasforge_zerocost.jacob_cov import JacobCov
-from nasforge_zerocost.knas import Knas
+from nasforge_zerocost.knas import Knas, NasiProxy
 from nasforge_zerocost.naswot import Naswot
-from nasforge_zerocost.ntk import NTKCondition, NTKLambdaMin, NTKTrace
+from nasforge_zerocost.ntk import (
+    NTKCondition,
+    NTKConditionPerSample,
+    NTKLambdaMin,
+    NTKTrace,
+    NTKTracePerSample,
+)
 from nasforge_zerocost.size import Flops, Params
 from nasforge_zerocost.synflow import Synflow
 
@@ -21,14 +27,19 @@ METRICS: tuple[type[Metric], ...] = (
     Snip,
     Grasp,
     Fisher,
+    FisherChannel,
     Synflow,
     JacobCov,
     Naswot,
     NTKTrace,
+    NTKTracePerSample,
     NTKCondition,
+    NTKConditionPerSample,
     NTKLambdaMin,
     Knas,
+    NasiProxy,
     RankEnsemble,
+    VoteEnsemble,
 )
 BY_NAME: dict[str, type[Metric]] = {m.info.name: m for m in METRICS}
 

@@ -22,6 +22,7 @@ class GradNorm(SharedPassMetric):
     info: ClassVar[MetricInfo] = MetricInfo(
         name="grad_norm",
         log_scale=True,
+        sign="nonnegative",
         description="sum of per-layer gradient norms (zero-cost)",
         version="1",
     )
@@ -38,7 +39,11 @@ class Snip(SharedPassMetric):
     the absolute value inside the sum avoids the BN scale-invariance cancellation)."""
 
     info: ClassVar[MetricInfo] = MetricInfo(
-        name="snip", log_scale=True, description="sum of |weight x gradient| (zero-cost SNIP)", version="1"
+        name="snip",
+        log_scale=True,
+        sign="nonnegative",
+        description="sum of |weight x gradient| (zero-cost SNIP)",
+        version="1",
     )
     needs = frozenset({WEIGHT_GRADS})
 
@@ -54,11 +59,18 @@ class Grasp(SharedPassMetric):
     form costs ~4x more on CPU (HNAS notes §10.1) and is not what was published.
 
     Higher is better: the sign convention under which the zero-cost-nas table reports a
-    positive NAS-Bench-201 correlation (0.514 on CIFAR-10).
+    positive NAS-Bench-201 correlation (0.514 on CIFAR-10). The sign is not fixed: 16 of
+    200 NAS-Bench-201 cells score below zero at C=16 on a Gaussian batch of 16 (12 of 40
+    in issue 11's audit). HNAS's thesis
+    uses the magnitude, M_GraSP = |mean θᵀHg|, and so does its code (``abs`` of every
+    metric), so HNAS's pool takes |M| of this metric; here the signed form ranks.
     """
 
     info: ClassVar[MetricInfo] = MetricInfo(
-        name="grasp", description="sum of -weight x Hessian-gradient product (zero-cost GraSP)", version="1"
+        name="grasp",
+        sign="any",
+        description="sum of -weight x Hessian-gradient product (zero-cost GraSP)",
+        version="1",
     )
     needs = frozenset({WEIGHT_GRADS, HESSIAN_GRAD})
 

@@ -24,6 +24,7 @@ class JacobCov(SharedPassMetric):
     info: ClassVar[MetricInfo] = MetricInfo(
         name="jacob_cov",
         needs_labels=False,
+        sign="nonpositive",  # each log(λ + k) + 1/(λ + k) is at least 1
         description="input-Jacobian correlation score (NASWOT v1, zero-cost)",
         version="1",
     )

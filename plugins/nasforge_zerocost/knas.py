@@ -1,13 +1,29 @@
-"""KNAS (Xu et al. 2021) mean gradient-Gram score, the NASI gradient-norm proxy."""
+"""KNAS's mean gradient-Gram score, and NASI's proxy: the same formula, two BatchNorms.
+
+Both are ‖m⁻¹ Σ_i ∇_θℓ_i‖², the squared norm of the mean per-sample loss gradient over
+all trainable parameters. They differ in what "per-sample" means on a BatchNorm network,
+and the values do not transfer (issue 11: ratio 0.06-1.28 between the two on
+NAS-Bench-201 cells, so a NASI ν tuned on one is meaningless for the other):
+
+- ``knas``: KNAS's pipeline, each sample forwarded alone in train mode (batch size 1,
+  BatchNorm on that sample's own statistics); the MGM of the KNAS paper.
+- ``nasi_proxy``: NASI's ‖Θ̃₀(A)‖_tr (eq. 12), the gradient of the batch-mean loss with
+  the batch forwarded together (train-mode BatchNorm on batch statistics), one backward.
+
+They are the same number only on a network with no batch coupling (no train-mode BN).
+"""
 
 from __future__ import annotations
 
 import math
 from typing import ClassVar
 
-from nasforge.backends import KernelSpec
+import torch
+import torch.nn.functional as F
+
+from nasforge.backends import KernelSpec, batch_norm_mode
 from nasforge.metric import MetricInfo
-from nasforge.scoring import SharedPasses
+from nasforge.scoring import SharedPasses, SharedPassMetric
 from nasforge_zerocost.ntk import DEFAULT_SPEC, _KernelMetric
 
 VARIANTS = ("mgm", "thesis")
@@ -16,17 +32,19 @@ VARIANTS = ("mgm", "thesis")
 class Knas(_KernelMetric):
     """MGM = m⁻² Σ_ij ⟨∇_θℓ_i, ∇_θℓ_j⟩ = ‖m⁻¹ Σ_i ∇_θℓ_i‖², per-sample loss gradients.
 
-    The KNAS paper's definition, algebraically NASI's unpenalised proxy (NASI notes §7):
-    per-sample cross-entropy gradients with each sample forwarded alone in train mode
-    (KNAS's batch-size-1 pipeline), all parameters. ``variant="thesis"`` is the HNAS
-    appendix form √|1ᵀΘ1|/m on the NTK (the same kernel as ``ntk_trace``), which Theorem
-    7.1 bounds by M_Trace.
+    The KNAS paper's definition with KNAS's batch-size-1 pipeline: per-sample cross-entropy
+    gradients, each sample forwarded alone in train mode, all parameters. It is NASI's
+    proxy only without BatchNorm coupling; NASI's batch-statistics form is ``nasi_proxy``
+    (``bn="batch"`` here gives the same number through the full Jacobian, at m times the
+    cost). ``variant="thesis"`` is the HNAS appendix form √|1ᵀΘ1|/m on the NTK (the
+    per-sample Σ-logits kernel), which Theorem 7.1 bounds by M_Trace.
     """
 
     info: ClassVar[MetricInfo] = MetricInfo(
         name="knas",
         log_scale=True,
-        description="mean of the per-sample loss-gradient Gram (KNAS/NASI)",
+        sign="nonnegative",
+        description="mean of the per-sample loss-gradient Gram, samples forwarded alone (KNAS MGM)",
         version="1",
     )
     default_spec: ClassVar[KernelSpec] = KernelSpec(output="loss", bn="sample", params="all")
@@ -51,3 +69,36 @@ class Knas(_KernelMetric):
         if self._variant == "mgm":
             return s.total_sum / s.size**2
         return math.sqrt(abs(s.total_sum)) / s.size
+
+
+def _batch_loss(logits: torch.Tensor, y: torch.Tensor, kind: str) -> torch.Tensor:
+    if kind == "mse":
+        return F.mse_loss(logits, F.one_hot(y, logits.shape[-1]).to(logits.dtype))
+    return F.cross_entropy(logits, y)
+
+
+class NasiProxy(SharedPassMetric):
+    """NASI's ‖Θ̃₀(A)‖_tr = ‖∇_θ m⁻¹Σ_i ℓ_i‖² (eq. 12): the batch forwarded together in train
+    mode (BatchNorm on batch statistics, running statistics untouched), one backward of
+    the batch-mean loss, every trainable parameter, summed in float64.
+
+    The number NASI's penalty and its ν (eqs. 13, 40-41) are calibrated on; KNAS's
+    per-sample form is ``knas``.
+    """
+
+    info: ClassVar[MetricInfo] = MetricInfo(
+        name="nasi_proxy",
+        log_scale=True,
+        sign="nonnegative",
+        description="squared norm of the batch-mean loss gradient, batch-statistics BN (NASI eq. 12)",
+        version="1",
+    )
+
+    def score_shared(self, passes: SharedPasses) -> float:
+        model, (x, y) = passes.model, passes.batch
+        with batch_norm_mode(model, "batch"):
+            params = [p for p in model.parameters() if p.requires_grad]
+            with torch.enable_grad():
+                loss = _batch_loss(model(x), y, passes.ctx.loss)
+            grads = torch.autograd.grad(loss, params, allow_unused=True)
+        return float(sum(g.to(torch.float64).pow(2).sum() for g in grads if g is not None))

@@ -1,13 +1,21 @@
-"""Empirical-NTK metrics: trace (HNAS), condition number (TE-NAS), lambda_min (Eigen-NAS).
+"""Empirical-NTK metrics: trace (HNAS), condition number (TE-NAS), smallest eigenvalue.
 
-All three read the same kernel, so with the default settings the shared-pass scorer
-computes one NTK and one eigendecomposition for the three of them.
+Which kernel Θ = J Jᵀ is a preset (``nasforge.backends.PRESETS``), and the numbers depend
+on it strongly (issue 11: Spearman 0.59 between the TE-NAS kernel's κ and the per-sample
+one's on NAS-Bench-201). A metric that carries a paper's name defaults to that paper's
+kernel:
 
-Default kernel: f = Σ_c logits (TE-NAS's choice: label-free, so valid in the random-label
-and data-agnostic modes), BatchNorm per sample (the KNAS batch-size-1 pipeline; one
-vmapped backward instead of one backward per sample), all trainable parameters (NASI
-notes A2). HNAS's true-class logit is ``output="target"``; TE-NAS's coupled-batch BN is
-``bn="batch"``; both change the numbers, and the variant goes into cache keys and labels.
+- ``ntk_cond`` (TE-NAS): preset ``tenas``, Σ logits of each sample through the train-mode
+  batch forwarded together, parameters named "weight";
+- ``ntk_trace`` (HNAS's M_Trace): preset ``hnas-code``, the true-class logit, the HNAS
+  code's per-layer decomposition of one batch backward, Conv/Linear weights and biases;
+- ``ntk_lambda_min``, ``ntk_trace_per_sample``, ``ntk_cond_per_sample``: preset
+  ``per-sample`` (Σ logits, each sample forwarded alone, every parameter): label-free,
+  the cheapest, and nasforge's NTK default before the presets existed.
+
+``preset=`` picks another preset and ``output``/``bn``/``params`` override single settings;
+a non-default choice goes into the metric's label and so its cache key. Metrics on one
+kernel share it: one Jacobian and one eigendecomposition per spec and network.
 """
 
 from __future__ import annotations
@@ -15,11 +23,12 @@ from __future__ import annotations
 import math
 from typing import ClassVar
 
-from nasforge.backends import KernelSpec, Spectrum
+from nasforge.backends import KernelSpec, Spectrum, kernel_preset, preset_name
 from nasforge.metric import MetricInfo
 from nasforge.scoring import SharedPasses, SharedPassMetric
 
-DEFAULT_SPEC = KernelSpec(output="sum", bn="sample", params="all", method="jacrev")
+#: The per-sample kernel (the label-free default of metrics that carry no paper's name).
+DEFAULT_SPEC = kernel_preset("per-sample")
 
 
 class _KernelMetric(SharedPassMetric):
@@ -29,25 +38,28 @@ class _KernelMetric(SharedPassMetric):
 
     def __init__(
         self,
+        preset: str | None = None,
         output: str | None = None,
         bn: str | None = None,
         params: str | None = None,
         method: str | None = None,
     ) -> None:
-        d = self.default_spec
+        d = self.default_spec if preset is None else kernel_preset(preset)
         self.spec = KernelSpec(
             output=output or d.output,
             bn=bn or d.bn,
             params=params or d.params,
-            method=method or d.method,
-            loss=d.loss,
+            method=method or self.default_spec.method,
+            loss=self.default_spec.loss,
         )
 
     @property
     def variant(self) -> str:
         # the method changes cost, not the number, so it stays out of the key
         same = KernelSpec(self.spec.output, self.spec.bn, self.spec.params, self.default_spec.method)
-        return "" if same == self.default_spec else f"{self.spec.output},{self.spec.bn},{self.spec.params}"
+        if same == self.default_spec:
+            return ""
+        return preset_name(self.spec) or f"{self.spec.output},{self.spec.bn},{self.spec.params}"
 
     @property
     def kernel_specs(self) -> frozenset[KernelSpec]:
@@ -57,25 +69,49 @@ class _KernelMetric(SharedPassMetric):
         return passes.spectrum(self.spec)
 
 
+def _m_trace(s: Spectrum) -> float:
+    return math.sqrt(s.trace / s.size) if s.trace >= 0 else float("nan")
+
+
 class NTKTrace(_KernelMetric):
-    """M_Trace = √(tr Θ / m) (HNAS eq. 7.4); Eigen-NAS's trace score up to a monotone map,
-    so one metric serves both rankings."""
+    """M_Trace = √(tr Θ / m) (HNAS thesis eq. 7.4) on the HNAS code's kernel (preset
+    ``hnas-code``: true-class logit, per-layer shares of one train-mode batch backward,
+    Conv/Linear weights and biases; needs labels). Eigen-NAS's trace score is a different kernel (the
+    loss-gradient Gram) and is not this metric."""
 
     info: ClassVar[MetricInfo] = MetricInfo(
         name="ntk_trace",
-        needs_labels=False,
+        needs_labels=True,
         log_scale=True,
-        description="sqrt(trace(NTK)/m) (HNAS)",
-        version="1",
+        sign="nonnegative",
+        description="sqrt(trace(NTK)/m), HNAS code's kernel (HNAS M_Trace)",
+        version="2",
     )
+    default_spec: ClassVar[KernelSpec] = kernel_preset("hnas-code")
 
     def score_shared(self, passes: SharedPasses) -> float:
-        s = self._spectrum(passes)
-        return math.sqrt(s.trace / s.size) if s.trace >= 0 else float("nan")
+        return _m_trace(self._spectrum(passes))
+
+
+class NTKTracePerSample(NTKTrace):
+    """√(tr Θ / m) on the per-sample kernel (Σ logits, each sample forwarded alone, all
+    parameters): label-free, and what ``ntk_trace`` meant before the HNAS preset."""
+
+    info: ClassVar[MetricInfo] = MetricInfo(
+        name="ntk_trace_per_sample",
+        needs_labels=False,
+        log_scale=True,
+        sign="nonnegative",
+        description="sqrt(trace(NTK)/m), per-sample kernel (no paper's)",
+        version="1",
+    )
+    default_spec: ClassVar[KernelSpec] = DEFAULT_SPEC
 
 
 class NTKCondition(_KernelMetric):
-    """κ = λ_max/λ_min of the empirical NTK (TE-NAS trainability; lower is better).
+    """κ = λ_max/λ_min of the empirical NTK on TE-NAS's kernel (preset ``tenas``: Σ of one
+    sample's logits back-propagated through the train-mode batch forwarded together,
+    gradients of the parameters named "weight"); TE-NAS trainability, lower is better.
 
     A singular kernel (λ_min ≤ 0 in float64) is κ = inf: flagged and ranked worst, rather
     than TE-NAS's silent NaN -> 1e5 substitution.
@@ -86,23 +122,46 @@ class NTKCondition(_KernelMetric):
         higher_is_better=False,
         needs_labels=False,
         log_scale=True,
-        description="NTK condition number (TE-NAS)",
-        version="1",
+        sign="nonnegative",
+        description="NTK condition number, TE-NAS's kernel (TE-NAS)",
+        version="2",
     )
+    default_spec: ClassVar[KernelSpec] = kernel_preset("tenas")
 
     def score_shared(self, passes: SharedPasses) -> float:
         return self._spectrum(passes).condition
 
 
+class NTKConditionPerSample(NTKCondition):
+    """κ on the per-sample kernel (Σ logits, each sample forwarded alone, all parameters):
+    not TE-NAS's kernel, and what ``ntk_cond`` meant before the TE-NAS preset."""
+
+    info: ClassVar[MetricInfo] = MetricInfo(
+        name="ntk_cond_per_sample",
+        higher_is_better=False,
+        needs_labels=False,
+        log_scale=True,
+        sign="nonnegative",
+        description="NTK condition number, per-sample kernel (no paper's)",
+        version="1",
+    )
+    default_spec: ClassVar[KernelSpec] = DEFAULT_SPEC
+
+
 class NTKLambdaMin(_KernelMetric):
-    """λ_min of the empirical NTK (Eigen-NAS's object of study, seed 000; higher is better:
-    the generalisation bound scales with √(1/λ_min))."""
+    """λ_min of the empirical NTK (per-sample kernel), higher is better.
+
+    The quantity Eigen-NAS's theory (seed 000) bounds, with a generalisation bound of
+    order √(1/λ_min); it is not the Eigen-NAS score, which ranks by the trace of the
+    loss-gradient Gram matrix, an O(N) upper-bound proxy of λ_min.
+    """
 
     info: ClassVar[MetricInfo] = MetricInfo(
         name="ntk_lambda_min",
         needs_labels=False,
         log_scale=True,
-        description="smallest NTK eigenvalue (Eigen-NAS)",
+        sign="nonnegative",
+        description="smallest NTK eigenvalue (the quantity of Eigen-NAS's theory, not its score)",
         version="1",
     )
 

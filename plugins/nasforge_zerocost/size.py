@@ -27,6 +27,7 @@ class Params(SharedPassMetric):
         name="params",
         needs_labels=False,
         needs_data=False,
+        sign="nonnegative",
         description="number of trainable parameters (baseline)",
         version="1",
     )
@@ -47,6 +48,7 @@ class Flops(SharedPassMetric):
         name="flops",
         needs_labels=False,
         needs_data=False,
+        sign="nonnegative",
         description="forward MFLOPs for one sample (baseline)",
         version="1",
     )

@@ -1,4 +1,4 @@
-"""SynFlow (Tanaka et al. 2020): data-free synaptic flow, as the zero-cost paper ran it."""
+"""SynFlow (Tanaka et al. 2020): data-free synaptic flow, the zero-cost paper's recipe."""
 
 from __future__ import annotations
 
@@ -16,11 +16,17 @@ from nasforge_zerocost.modes import batch_norm_removed
 class Synflow(SharedPassMetric):
     """Σ |θ ⊙ ∂R/∂θ| over Conv/Linear weights, R = Σ f(𝟙; |θ|).
 
-    Exactly the published recipe: every parameter replaced by its absolute value, BatchNorm
+    The zero-cost recipe: every parameter replaced by its absolute value, BatchNorm
     removed, float64, a single all-ones input of the batch's shape. BN removal matters:
     with BN the score loses the depth/width product that makes it predictive; float64
     matters because R reaches 1e30-1e60 on NAS-Bench-201 and overflows float32. Runs
     functionally on converted copies of the tensors, so the caller's model is unchanged.
+
+    Not bit-for-bit the published NAS-Bench-201 numbers: the zero-cost-nas NB201 model
+    drops BN only where its ``use_bn`` flag reaches, and its reduction blocks build their
+    ReLUConvBN with BN regardless, so the published score keeps (train-mode) BN in the two
+    reduction blocks; this removes every BN. The ranking is unaffected (Spearman 0.9998
+    between the two on NAS-Bench-201 cells, issue 11).
     """
 
     info: ClassVar[MetricInfo] = MetricInfo(
@@ -29,7 +35,8 @@ class Synflow(SharedPassMetric):
         needs_data=False,
         bn="remove",
         log_scale=True,
-        description="synaptic flow with |weights|, all-ones input, BN removed, float64",
+        sign="nonnegative",
+        description="synaptic flow with |weights|, all-ones input, every BN removed, float64",
         version="1",
     )
 

@@ -1,7 +1,15 @@
 """nasforge: a plugin-based neural architecture search SDK for PyTorch.
 
 The names re-exported here are the stable public API.
+
+Status messages go to :mod:`logging` under the ``nasforge`` logger (``nasforge.experiment``,
+``nasforge.nb201``, ...). A library only emits records; the application decides where they
+go, so the package adds nothing but a :class:`logging.NullHandler` and a program that
+configures no logging sees no output from it. The ``nasforge`` command installs its own
+handler (:mod:`nasforge.cli.log_output`).
 """
+
+import logging
 
 from nasforge.budget import Budget
 from nasforge.datasets import DatasetSource, TensorData
@@ -9,6 +17,7 @@ from nasforge.errors import (
     BudgetError,
     CapabilityError,
     ExportError,
+    InfeasibleSearchError,
     InvalidGenotypeError,
     JournalError,
     MissingDependencyError,
@@ -23,6 +32,7 @@ from nasforge.executors import Executor, InProcessExecutor, ProcessPoolExecutor
 from nasforge.genotype import Genotype
 from nasforge.hookspecs import hookimpl
 from nasforge.metric import Batch, Metric, MetricContext, MetricInfo, PopulationMetric
+from nasforge.objectives import Constraint, SearchGoal
 from nasforge.registry import Registry, get_registry
 from nasforge.result import Objective, Result, SearchOutcome, Trial
 from nasforge.search_space import SearchSpace
@@ -31,6 +41,8 @@ from nasforge.supernet import Supernet, SupernetMixin, as_supernet, supernet_opt
 from nasforge.supernet_topology import CellTopology, KeptEdge, OneOpPerEdge, OpSet, TopKInputs
 
 __version__ = "0.1.0"
+
+logging.getLogger("nasforge").addHandler(logging.NullHandler())
 
 #: The core's public API beyond the names above: the submodules plugins and embedders may
 #: import (documented in CONTRIBUTING.md). Everything else is internal and may change.
@@ -52,10 +64,15 @@ PUBLIC_MODULES = (
     "nasforge.genotype",
     "nasforge.hookspecs",
     "nasforge.journal",
+    "nasforge.latency_cache",
+    "nasforge.latency_objective",
     "nasforge.metric",
+    "nasforge.objectives",
     "nasforge.option_types",
     "nasforge.optional",
+    "nasforge.pareto",
     "nasforge.plugin_command",
+    "nasforge.progress_log",
     "nasforge.registry",
     "nasforge.result",
     "nasforge.run_lock",
@@ -79,12 +96,14 @@ __all__ = [
     "BudgetError",
     "CapabilityError",
     "CellTopology",
+    "Constraint",
     "DatasetSource",
     "Evaluator",
     "Executor",
     "ExportError",
     "Genotype",
     "InProcessExecutor",
+    "InfeasibleSearchError",
     "InvalidGenotypeError",
     "JournalError",
     "KeptEdge",
@@ -104,6 +123,7 @@ __all__ = [
     "RunInUseError",
     "RunLockError",
     "SearchFailedError",
+    "SearchGoal",
     "SearchOutcome",
     "SearchSpace",
     "Strategy",

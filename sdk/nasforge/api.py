@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 import os
+from collections.abc import Sequence
 from typing import Any
 
 import attrs
@@ -22,10 +23,11 @@ from nasforge.defaults import default_component
 from nasforge.errors import NasforgeError
 from nasforge.experiment import Experiment
 from nasforge.journal import JournalReader
+from nasforge.objectives import Constraint
 from nasforge.one_shot_run import resume_one_shot, run_one_shot
 from nasforge.option_types import OptionError
 from nasforge.registry import Registry, get_registry
-from nasforge.result import SearchOutcome
+from nasforge.result import Objective, SearchOutcome
 from nasforge.search_space import SearchSpace
 from nasforge.spec import ExperimentSpec
 
@@ -56,6 +58,8 @@ def build_spec(
     executor: str = "inprocess",
     workers: int = 1,
     dedup: bool = True,
+    objectives: Sequence[str | Objective] | None = None,
+    constraints: Sequence[str | Constraint] | None = None,
     registry: Registry | None = None,
 ) -> ExperimentSpec:
     """A spec with the CLI's defaults filled in, for ask/tell and one-shot strategies.
@@ -69,6 +73,12 @@ def build_spec(
     otherwise. ``device`` (cpu, cuda, cuda:N) goes to a one-shot strategy, or to an
     ask/tell evaluator that takes one. A one-shot search's length is a strategy option
     (``epochs``), so a budget is refused.
+
+    ``objectives`` (``"NAME:max"``, ``"NAME:min"`` or :class:`~nasforge.Objective`) are what
+    an ask/tell run optimises, the evaluator's own objective when none are given; two or
+    more need a multi-objective strategy and the run returns a Pareto front.
+    ``constraints`` (``"NAME<=VALUE"``, ``"NAME>=VALUE"`` or :class:`~nasforge.Constraint`)
+    bound what may become the best. Both are refused for one-shot strategies.
     """
     registry = registry if registry is not None else get_registry()
     space = space or default_component(registry, "space", defaults.SPACE)
@@ -88,11 +98,17 @@ def build_spec(
         dedup=dedup,
         train_data=train_data,
         benchmark_dataset=benchmark_dataset,
+        objectives=objectives,
+        constraints=constraints,
     )
     has_budget = trials is not None or seconds is not None or simulated_seconds is not None
     if spec.is_one_shot(registry):
         if has_budget:
             raise NasforgeError(f"'{strategy}' is one-shot: set its length with -o epochs=N, not a budget")
+        if spec.objectives or spec.constraints:
+            raise NasforgeError(
+                f"'{strategy}' is one-shot: objectives and constraints apply to ask/tell strategies"
+            )
         spec = _with_default_data(spec.resolve(registry), registry)
         return _checked(_with_device(spec, device, registry), registry)
     if evaluator is None:
@@ -104,6 +120,7 @@ def build_spec(
     spec = attrs.evolve(
         spec, budget=Budget(trials=trials, seconds=seconds, simulated_seconds=simulated_seconds)
     )
+    spec.check_strategy_goal(registry)  # before the evaluator is built: a plain refusal comes first
     return _checked(
         _with_device(_with_default_data(spec.resolve(registry), registry), device, registry), registry
     )
@@ -169,12 +186,17 @@ def search(
     """Run a journaled search (the Python twin of ``nasforge search``).
 
     ``spec_options`` are those of :func:`build_spec` (train_data, benchmark_dataset,
-    trials, seed, device, ...). With ``run_dir`` every trial is journaled and an
+    trials, seed, device, objectives, constraints, ...). With ``run_dir`` every trial is journaled and an
     interrupted run continues with :func:`resume`. Every component comes from
     ``registry`` (default: the process-wide one).
 
+    With several objectives the outcome's ``front`` holds the Pareto front (trials, best
+    first) and ``members`` its genotypes; ``best`` is the front member best on the first
+    objective.
+
     Raises :class:`~nasforge.errors.SearchFailedError` when every trial failed (there is
-    no best to return), :class:`~nasforge.errors.CapabilityError` when the evaluator
+    no best to return), :class:`~nasforge.errors.InfeasibleSearchError` (a subclass) when
+    no trial satisfied the constraints, :class:`~nasforge.errors.CapabilityError` when the evaluator
     cannot serve the space (before any trial), and
     :class:`~nasforge.errors.RunInUseError` when another process writes ``run_dir``.
     """

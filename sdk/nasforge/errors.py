@@ -57,6 +57,11 @@ class SearchFailedError(NasforgeError):
     """Every trial of a search failed: there is no best architecture, so the run is no success."""
 
 
+class InfeasibleSearchError(SearchFailedError):
+    """No trial satisfied the run's constraints: there is no best architecture to report
+    (the message says how near the nearest came; the journal keeps every trial)."""
+
+
 class ExportError(NasforgeError):
     """An exported file is corrupt, foreign, or failed its parity check."""
 

@@ -84,6 +84,16 @@ class Evaluator(abc.ABC):
         """The objective a strategy observes and optimises (its fitness)."""
 
     @property
+    def objectives(self) -> dict[str, Objective]:
+        """Every objective this evaluator's Results carry, by name, with its direction.
+
+        A multi-objective run, or a user's ``--objective NAME:max|min``, finds here which
+        way each recorded number is better (``onnx_latency_ms``: lower). By default only
+        :attr:`objective`; an evaluator that records more declares them.
+        """
+        return {self.objective.name: self.objective}
+
+    @property
     def reported(self) -> str:
         """The objective a run reports for the architecture it chose.
 

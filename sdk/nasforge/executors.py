@@ -89,6 +89,20 @@ def die_with_parent(parent_pid: int | None) -> None:
     threading.Thread(target=_watch_parent, args=(parent,), name="nasforge-parent-watch", daemon=True).start()
 
 
+def _torch_threads() -> int:
+    import torch
+
+    return torch.get_num_threads()
+
+
+def _start_worker(parent_pid: int, threads: int) -> None:
+    """Spawned worker initializer: die with the search, and use its torch thread count."""
+    die_with_parent(parent_pid)
+    import torch
+
+    torch.set_num_threads(threads)
+
+
 def _watch_parent(parent_pid: int, interval: float = 1.0) -> None:
     while os.getppid() == parent_pid:
         time.sleep(interval)
@@ -98,21 +112,23 @@ def _watch_parent(parent_pid: int, interval: float = 1.0) -> None:
 class ProcessPoolExecutor(Executor):
     """A local process pool for evaluators that train (the evaluator must pickle).
 
-    Its workers die with the process that started them (see :func:`die_with_parent`).
+    Workers are *spawned*, not forked: a fork of a process whose torch (OpenMP) thread
+    pool is already running inherits locked mutexes without the threads that hold them,
+    and the first parallel op in the child (``torch.randperm`` of a training loop) blocks
+    for ever. Each worker runs torch with ``threads`` threads (default: the parent's), and
+    dies with the process that started it (see :func:`die_with_parent`).
     """
 
     name = "process"
 
-    def __init__(self, workers: int = 2, **_: Any) -> None:
+    def __init__(self, workers: int = 2, threads: int | None = None, **_: Any) -> None:
         self.workers = workers
-        context = multiprocessing.get_context()
-        # fork and spawn make the workers this process's children; forkserver does not
-        direct = context.get_start_method() in ("fork", "spawn")
+        context = multiprocessing.get_context("spawn")
         self._pool = cf.ProcessPoolExecutor(
             max_workers=workers,
             mp_context=context,
-            initializer=die_with_parent,
-            initargs=(os.getpid() if direct else None,),
+            initializer=_start_worker,
+            initargs=(os.getpid(), threads if threads is not None else _torch_threads()),
         )
 
     def map(self, evaluator: Evaluator, genotypes: Sequence[Genotype]) -> list[Result]:

@@ -10,11 +10,18 @@ Only one process writes a run directory at a time (:mod:`nasforge.run_lock`); a 
 whose journal has ended is only read, so it can be re-read from read-only media. A run
 in which every trial failed has no best architecture and ends in
 :class:`~nasforge.errors.SearchFailedError`, not in a report of success.
+
+The run's :class:`~nasforge.objectives.SearchGoal` (its objectives and constraints, from
+the spec) picks the best: an infeasible trial never becomes it, and a run in which no
+trial was feasible ends in :class:`~nasforge.errors.InfeasibleSearchError`. A run of
+several objectives also ends with its Pareto front (``SearchOutcome.front``), computed
+from every trial it evaluated, so every strategy's run, and its resume, has the same one.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import math
 import os
 import time
@@ -27,17 +34,27 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from nasforge.environment import describe_environment
-from nasforge.errors import InvalidGenotypeError, JournalError, SearchFailedError
+from nasforge.errors import (
+    InfeasibleSearchError,
+    InvalidGenotypeError,
+    JournalError,
+    NasforgeError,
+    SearchFailedError,
+)
 from nasforge.evaluator import Evaluator
 from nasforge.executors import Executor, InProcessExecutor
 from nasforge.genotype import Genotype
 from nasforge.journal import JournalReader, JournalWriter, is_unstarted, journal_path
+from nasforge.objectives import SearchGoal, as_goal, check_measured
+from nasforge.progress_log import ProgressLog, bar_is_live
 from nasforge.registry import Registry, get_registry
 from nasforge.result import Result, SearchOutcome, Trial, best_trial
 from nasforge.run_lock import RunLock
 from nasforge.search_space import SearchSpace
 from nasforge.spec import ExperimentSpec, spec_differences
 from nasforge.strategy import Strategy
+
+logger = logging.getLogger("nasforge.experiment")
 
 #: Consecutive already-seen asks after which a dedup'd search is declared exhausted.
 MAX_DUPLICATE_ASKS = 10_000
@@ -74,6 +91,39 @@ class Experiment:
         self.trials: list[Trial] = []
         self._best: Trial | None = None
         self.outcome: SearchOutcome | None = None
+        #: What the run optimises and obeys (the spec's objectives and constraints).
+        self.goal: SearchGoal = spec.goal(evaluator)
+        self._check_strategy_goal()
+        self._warn_if_selecting_on_reported()
+        self._measured_checked = False
+
+    def _check_strategy_goal(self) -> None:
+        """The strategy must search the goal the journal records, or a resume (which builds
+        it from the spec) would search another one."""
+        objective = getattr(self.strategy, "objective", None)
+        if objective is None:
+            return
+        theirs = as_goal(objective)
+        if (theirs.objectives, theirs.constraints) != (self.goal.objectives, self.goal.constraints):
+            raise NasforgeError(
+                f"strategy '{self.strategy.name}' was built to search {theirs.describe()}, but the "
+                f"spec names {self.goal.describe()}; build it with objective=spec.goal(evaluator)"
+            )
+
+    def _warn_if_selecting_on_reported(self) -> None:
+        """The protocol: a run selects on one number and reports another (test accuracy);
+        optimising the reported one measures the search on what it was tuned on."""
+        reported = self.evaluator.reported
+        names = [o.name for o in self.goal.objectives]
+        if reported != self.evaluator.objective.name and reported in names:
+            logger.warning(
+                "the run optimises '%s', the number evaluator '%s' reports for the chosen "
+                "architecture, so that number is measured on what the search selected on "
+                "(optimistic; the benchmark protocol optimises '%s')",
+                reported,
+                self.evaluator.name,
+                self.evaluator.objective.name,
+            )
 
     # --- construction -----------------------------------------------------------------
     @classmethod
@@ -128,13 +178,7 @@ class Experiment:
             self._loop(replay, writer)
             outcome = self._outcome()
             if writer is not None:
-                writer.end(
-                    {
-                        "best": outcome.best.to_json(),
-                        "best_text": self.space.format(outcome.best),
-                        "trials": len(self.trials),
-                    }
-                )
+                writer.end(self._end_record(outcome))
         finally:
             self.executor.close()  # also when refused or failed: no pool is left behind
             if writer is not None:
@@ -255,13 +299,16 @@ class Experiment:
         """One finished trial: journaled (if new), told, counted, hooked (if new), shown."""
         trial = Trial(index=len(self.trials), genotype=g, result=result, wall_seconds=wall)
         is_new = trial.index >= len(state.recorded)
+        if not self._measured_checked and not result.failed:  # before anything is journaled
+            check_measured(self.goal, result, self.evaluator.name)
+            self._measured_checked = True
         if is_new and writer is not None:
             writer.trial(trial)
         self.strategy.tell(g, result)
         state.seen[g] = result
         state.sim_clock += result.cost
         self.trials.append(trial)
-        self._best = best_trial([t for t in (self._best, trial) if t is not None], self.strategy.objective)
+        self._best = best_trial([t for t in (self._best, trial) if t is not None], self.goal)
         if is_new:
             self._hook("nasforge_trial_end", experiment=self, trial=trial)
         self._advance(bar, trial)
@@ -273,6 +320,8 @@ class Experiment:
             "space": {"name": self.space.name, "version": self.space.version},
             "evaluator": self.evaluator.describe(),
             "objective": attrs.asdict(self.evaluator.objective),
+            "goal": self.goal.to_json(),
+            "reported": self.evaluator.reported,
             "environment": describe_environment(),
             "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         }
@@ -316,25 +365,63 @@ class Experiment:
     def _outcome(self) -> SearchOutcome:
         if not self.trials:
             raise JournalError("the search finished without a single trial")
-        best = self.best_so_far()
+        best = self._best
         assert best is not None
+        where = f"; they are in {journal_path(self.run_dir)}" if self.run_dir is not None else ""
         if all(t.result.failed for t in self.trials):
             first = " ".join((self.trials[0].result.error or "no error message").split())[:300]
-            where = f"; they are in {journal_path(self.run_dir)}" if self.run_dir is not None else ""
             raise SearchFailedError(
                 f"all {len(self.trials)} trials failed, so there is no best architecture "
                 f"(first error: {first}){where}"
             )
+        if not self.goal.feasible(best.result):
+            raise InfeasibleSearchError(self._infeasible_message(best) + where)
+        front = self.goal.front(self.trials) if self.goal.multi_objective else ()
         return SearchOutcome(
             best=best.genotype,
             best_result=best.result,
             history=tuple(self.trials),
-            produced_by={"spec": self.spec.to_json(), "evaluator": self.evaluator.describe()},
+            produced_by={
+                "spec": self.spec.to_json(),
+                "evaluator": self.evaluator.describe(),
+                "goal": self.goal.to_json(),
+            },
+            members=tuple(t.genotype for t in front),
+            front=front,
         )
 
+    def _infeasible_message(self, nearest: Trial) -> str:
+        """No trial satisfied the constraints: say so, and how near the nearest came."""
+        result = nearest.result
+        values = ", ".join(
+            f"{c.name} {c.value(result):.4g}" for c in self.goal.constraints if not c.satisfied(result)
+        )
+        bounds = ", ".join(self.goal.constraint_texts())
+        return (
+            f"none of the {len(self.trials)} trials satisfied {bounds}, so there is no best "
+            f"architecture (the nearest, {self.space.format(nearest.genotype)}, has {values})"
+        )
+
+    def _end_record(self, outcome: SearchOutcome) -> dict[str, Any]:
+        """The journal's last line: the best, and a multi-objective run's front (best first)."""
+        record: dict[str, Any] = {
+            "best": outcome.best.to_json(),
+            "best_text": self.space.format(outcome.best),
+            "trials": len(self.trials),
+            "goal": self.goal.to_json(),
+        }
+        if self.goal.multi_objective:
+            record["front"] = [
+                {"index": t.index, "genotype": t.genotype.to_json(), "text": self.space.format(t.genotype)}
+                for t in outcome.front
+            ]
+        return record
+
     def best_so_far(self) -> Trial | None:
-        """The best finished trial (kept up to date as trials finish, not recomputed)."""
-        return self._best
+        """The best finished feasible trial (kept up to date as trials finish, not
+        recomputed); None while no trial is feasible."""
+        best = self._best
+        return best if best is not None and self.goal.feasible(best.result) else None
 
     def _hook(self, name: str, **kwargs: Any) -> None:
         getattr(self.registry.pm.hook, name)(**kwargs)
@@ -342,27 +429,37 @@ class Experiment:
     # --- progress ---------------------------------------------------------------------
     @contextlib.contextmanager
     def _progress_bar(self) -> Iterator[Any]:
+        """The rich bar (``progress``), and log records where no bar is live on a terminal
+        (a pipeline's log, CI): :mod:`nasforge.progress_log`."""
+        total = self.spec.budget.trials
+        what = f"{self.spec.strategy} on {self.space.name}"
+        self._log = ProgressLog(
+            "nasforge.experiment", what, total, silent=bar_is_live(self.progress, self.console)
+        )
         if not self.progress:
             yield None
-            return
-        total = self.spec.budget.trials
-        columns = [
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            TextColumn("best {task.fields[best]}"),
-        ]
-        with Progress(*columns, console=self.console, transient=False) as bar:
-            self._task = bar.add_task(f"{self.spec.strategy} on {self.space.name}", total=total, best="-")
-            yield bar
+        else:
+            columns = [
+                TextColumn("[bold]{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                TextColumn("best {task.fields[best]}"),
+            ]
+            with Progress(*columns, console=self.console, transient=False) as bar:
+                self._task = bar.add_task(what, total=total, best="-")
+                yield bar
+        self._log.finish(len(self.trials), f"best {self.evaluator.objective.name} {self._best_value():.4g}")
+
+    def _best_value(self) -> float:
+        best = self.best_so_far()
+        return best.result.objectives.get(self.evaluator.objective.name, math.nan) if best else math.nan
 
     def _advance(self, bar: Any, trial: Trial) -> None:
-        if bar is None:
-            return
-        best = self.best_so_far()
-        value = best.result.objectives.get(self.evaluator.objective.name, math.nan) if best else math.nan
-        bar.update(self._task, advance=1, best=f"{value:.4g}")
+        value = self._best_value()
+        self._log.update(len(self.trials), f"best {self.evaluator.objective.name} {value:.4g}")
+        if bar is not None:
+            bar.update(self._task, advance=1, best=f"{value:.4g}")
 
 
 class _Replay:

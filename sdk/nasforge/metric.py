@@ -29,6 +29,13 @@ class MetricInfo:
     #: network raises a NasforgeError that says how to score a population instead.
     population: bool = False
     description: str = ""
+    #: The sign the scores can take: "nonnegative" (a magnitude: norms, traces, counts),
+    #: "nonpositive" (e.g. a negated sum of logs) or "any". A consumer that reads a metric
+    #: as a magnitude (HNAS's M, taken as |M| as its thesis does) refuses "nonpositive"
+    #: metrics, whose |M| would rank in reverse.
+    sign: str = attrs.field(
+        default="any", validator=attrs.validators.in_(("nonnegative", "nonpositive", "any"))
+    )
     #: The version of the metric's numbers: bump it whenever a change to the metric (or to
     #: code only it uses) changes the scores it returns, so that score caches, which key by
     #: name and version, stop serving the old numbers. A free-form non-empty string.

@@ -27,6 +27,7 @@ from nasforge.environment import describe_environment
 from nasforge.errors import JournalError, NasforgeError
 from nasforge.genotype import Genotype
 from nasforge.journal import JournalReader, JournalWriter, is_unstarted, journal_path
+from nasforge.progress_log import ProgressLog, bar_is_live
 from nasforge.registry import Registry, get_registry
 from nasforge.result import Result, SearchOutcome, Trial
 from nasforge.run_lock import RunLock
@@ -98,7 +99,8 @@ def run_one_shot(
         evaluator = spec.build_evaluator(registry, space, data=shared)
         evaluator.preflight()
     strategy_options = dict(spec.strategy_options)
-    if "progress" in _init_params(cls):
+    has_bar = "progress" in _init_params(cls)
+    if has_bar:
         strategy_options.setdefault("progress", progress)
     strategy = construct("strategy", cls, strategy_options, offered={"registry": registry}, seed=spec.seed)
     if console is not None and hasattr(strategy, "console"):
@@ -130,14 +132,23 @@ def run_one_shot(
                 }
             )
 
+        # where the strategy's own bar is not live on a terminal, progress goes to the log
+        live = has_bar and bar_is_live(bool(strategy_options["progress"]), console)
+        log = ProgressLog("nasforge.one_shot", f"{spec.strategy} on {space.name}", silent=live)
+        trials_seen = 0
+
         def on_trial(trial: Trial) -> None:
+            nonlocal trials_seen
             if writer is not None:
                 writer.trial(trial)
             registry.pm.hook.nasforge_trial_end(experiment=search, trial=trial)
+            trials_seen += 1
+            log.update(trials_seen, _describe(trial))
 
         t0 = time.perf_counter()
         outcome = strategy.fit(space, data, on_trial=on_trial)
         space.validate(outcome.best)
+        log.finish(trials_seen)
         evaluation = evaluator.evaluate(outcome.best) if evaluator is not None else None
         if writer is not None:
             writer.end(
@@ -156,6 +167,12 @@ def run_one_shot(
     seconds = time.perf_counter() - t0
     registry.pm.hook.nasforge_search_end(experiment=search, outcome=outcome)
     return OneShotRun(outcome, space, data, evaluation, search.run_dir, seconds)
+
+
+def _describe(trial: Trial, shown: int = 3) -> str:
+    """A trial's first few objectives, for a progress record."""
+    items = list(trial.result.objectives.items())[:shown]
+    return ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}" for k, v in items)
 
 
 def _init_params(cls: type) -> set[str]:

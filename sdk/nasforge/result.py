@@ -31,6 +31,11 @@ class Objective:
             return -math.inf
         return value if self.higher_is_better else -value
 
+    def rank(self, result: Result) -> tuple[float, ...]:
+        """How results order for a best, larger first (a goal with constraints or several
+        objectives ranks feasibility first and breaks ties on the later objectives)."""
+        return (self.fitness(result),)
+
 
 @attrs.frozen
 class Result:
@@ -87,10 +92,14 @@ class Trial:
 
 
 def best_trial(trials: Sequence[Trial], objective: Objective) -> Trial | None:
-    """The trial with the best objective; the earliest wins ties, failures rank last."""
+    """The trial ``objective`` ranks best; the earliest wins ties, failures rank last.
+
+    With a :class:`~nasforge.objectives.SearchGoal` an infeasible trial is best only
+    when no trial is feasible (callers check).
+    """
     if not trials:
         return None
-    return max(trials, key=lambda t: (objective.fitness(t.result), -t.index))
+    return max(trials, key=lambda t: (*objective.rank(t.result), -t.index))
 
 
 @attrs.frozen
@@ -103,3 +112,6 @@ class SearchOutcome:
     produced_by: dict[str, Any] = attrs.field(factory=dict, converter=dict)
     #: Extra genotypes for methods that return several (ensembles, Pareto sets).
     members: tuple[Genotype, ...] = attrs.field(converter=tuple, factory=tuple)
+    #: A multi-objective run's Pareto front: the trials behind ``members``, best first
+    #: (``best`` is the first; see :meth:`nasforge.objectives.SearchGoal.front`).
+    front: tuple[Trial, ...] = attrs.field(converter=tuple, factory=tuple)

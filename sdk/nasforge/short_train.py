@@ -7,6 +7,11 @@ Any space with ``build`` works: the network is built from the evaluator's seed (
 same initialisation for every candidate), trained with SGD + cosine learning rate on a
 fixed split, and scored on the held-out part. ``cost`` is wall seconds.
 
+With ``latency="onnx"`` each Result also carries ``onnx_latency_ms`` (lower is better):
+the network exported to ONNX and timed with onnxruntime on this machine, at the data's
+input shape, cached (:mod:`nasforge.latency_objective`). Off by default, so results and
+journals without it are unchanged.
+
 Every random draw of an evaluation (initial weights, shuffling, dropout, drop-path)
 comes from generators seeded by the evaluator and owned by the call
 (:mod:`nasforge.seeding`), so a result depends on the genotype and the settings only,
@@ -17,13 +22,18 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any, ClassVar
+from typing import Any, ClassVar, get_args
+
+import attrs
 
 from nasforge.datasets import ComponentLookup, TensorData, load_dataset, network_options
 from nasforge.defaults import TRAINING_DATASET
 from nasforge.errors import NasforgeError
 from nasforge.evaluator import Evaluator
 from nasforge.genotype import Genotype
+from nasforge.latency_objective import OBJECTIVE as LATENCY_OBJECTIVE
+from nasforge.latency_objective import LatencyMode, LatencySettings, OnnxLatency
+from nasforge.option_types import OptionError
 from nasforge.result import Objective, Result
 from nasforge.search_space import BUILD, SearchSpace
 from nasforge.seeding import LocalRandomness, seeded_generator
@@ -56,9 +66,21 @@ class ShortTrainEvaluator(Evaluator):
         device: str = "cpu",
         data: TensorData | None = None,
         registry: ComponentLookup | None = None,
+        latency: LatencyMode = "off",
+        latency_repeats: int = 50,
+        latency_warmup: int = 10,
+        latency_threads: int = 1,
+        latency_batch_size: int = 1,
+        latency_cache: str | bool = True,
     ) -> None:
         """``build`` are ``space.build`` options; ``num_classes`` and ``in_channels`` are
         filled in from the data unless given.
+
+        ``latency="onnx"`` adds ``onnx_latency_ms`` to every result, timed with
+        ``latency_threads`` threads at batch ``latency_batch_size``: the median of
+        ``latency_repeats`` runs after ``latency_warmup``. ``latency_cache`` is the cache
+        directory, True for ``~/.cache/nasforge/latency`` (``$XDG_CACHE_HOME``), False
+        for none.
 
         A run hands over its training ``data``, already loaded; without it ``dataset`` is
         loaded through ``registry`` (without one, only the core's built-in datasets are
@@ -78,10 +100,42 @@ class ShortTrainEvaluator(Evaluator):
         for key, value in network_options(data.input_shape, data.num_classes).items():
             self.build_options.setdefault(key, value)
         self.input_shape = data.input_shape
+        self.latency = self._latency(
+            latency, latency_repeats, latency_warmup, latency_threads, latency_batch_size, latency_cache
+        )
+
+    def _latency(
+        self, mode: str, repeats: int, warmup: int, threads: int, batch_size: int, cache: str | bool
+    ) -> OnnxLatency | None:
+        """The latency helper when asked for (its settings checked even when not)."""
+        if mode not in get_args(LatencyMode):
+            raise OptionError(
+                f"option 'latency' must be one of {', '.join(get_args(LatencyMode))}, got {mode!r}"
+            )
+        settings = LatencySettings(batch_size=batch_size, warmup=warmup, repeats=repeats, threads=threads)
+        if mode == "off":
+            return None
+        if cache == "":
+            raise OptionError("option 'latency_cache' must name a directory, or be true or false")
+        return OnnxLatency(
+            self.space,
+            sample_shape=self.input_shape,
+            build_options=self.build_options,
+            settings=settings,
+            cache=cache,
+        )
 
     @property
     def objective(self) -> Objective:
         return OBJECTIVE
+
+    @property
+    def objectives(self) -> dict[str, Objective]:
+        """Validation accuracy, and ``onnx_latency_ms`` (lower is better) when measured."""
+        out = {OBJECTIVE.name: OBJECTIVE}
+        if self.latency is not None:
+            out[LATENCY_OBJECTIVE.name] = LATENCY_OBJECTIVE
+        return out
 
     def evaluate(self, g: Genotype) -> Result:
         self.space.validate(g)
@@ -108,7 +162,7 @@ class ShortTrainEvaluator(Evaluator):
             return Result(
                 objectives={}, cost=time.perf_counter() - start, failed=True, error="no validation data"
             )
-        return Result(
+        result = Result(
             objectives={OBJECTIVE.name: 100.0 * acc},
             cost=time.perf_counter() - start,
             metadata={
@@ -116,6 +170,12 @@ class ShortTrainEvaluator(Evaluator):
                 "train_accuracy": log.get("accuracy", math.nan),
             },
         )
+        if self.latency is None:
+            return result
+        # Measured after training, so this evaluation's own work does not disturb it; the
+        # measuring time (nothing on a cache hit) is part of what the trial cost.
+        result = self.latency.add_to(result, g)
+        return attrs.evolve(result, cost=time.perf_counter() - start)
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -127,4 +187,5 @@ class ShortTrainEvaluator(Evaluator):
             "train": len(self.train),
             "valid": len(self.valid),
             "seed": self.seed,
+            **({} if self.latency is None else {"latency": self.latency.describe()}),
         }

@@ -29,6 +29,7 @@ import attrs
 from nasforge.budget import Budget
 from nasforge.datasets import TensorData, load_dataset
 from nasforge.errors import NasforgeError
+from nasforge.objectives import SearchGoal, check_declared, constraint_texts, objective_texts
 from nasforge.option_types import (
     INT_MAX,
     INT_MIN,
@@ -56,6 +57,25 @@ def _seed(value: Any) -> int:
     return int(value)
 
 
+def _objectives(value: Any) -> tuple[str, ...]:
+    """Objectives as text (``NAME:max|min``) or :class:`~nasforge.result.Objective`; kept as
+    canonical text, so a spec written to a journal and read back compares equal."""
+    if value is None:
+        return ()
+    if not isinstance(value, list | tuple | str) and not hasattr(value, "higher_is_better"):
+        raise OptionError(f"objectives must be a list like ['valid_accuracy:max'], got {show(value)}")
+    return objective_texts(value)
+
+
+def _constraints(value: Any) -> tuple[str, ...]:
+    """Constraints as text (``NAME<=VALUE``, ``NAME>=VALUE``) or :class:`~nasforge.objectives.Constraint`."""
+    if value is None:
+        return ()
+    if not isinstance(value, list | tuple | str) and not hasattr(value, "bound"):
+        raise OptionError(f"constraints must be a list like ['latency_ms<=12'], got {show(value)}")
+    return constraint_texts(value)
+
+
 @attrs.frozen
 class ExperimentSpec:
     """Names and options of everything a run is made of.
@@ -69,6 +89,12 @@ class ExperimentSpec:
 
     ``dataset`` is the single name of older specs (and of ``--dataset``): the training
     data of a one-shot run or of an evaluator that trains, else the benchmark dataset.
+
+    ``objectives`` (``NAME:max|min``) and ``constraints`` (``NAME<=VALUE``, ``>=``) are
+    what an ask/tell run optimises and obeys, as canonical text; none means the
+    evaluator's own objective, unconstrained (what every spec before them meant, so
+    older journals resume unchanged). :meth:`goal` turns them into a
+    :class:`~nasforge.objectives.SearchGoal`.
     """
 
     space: str = attrs.field(validator=typed)
@@ -85,10 +111,13 @@ class ExperimentSpec:
     dedup: bool = attrs.field(default=True, validator=typed)
     train_data: str | None = attrs.field(default=None, validator=typed)
     benchmark_dataset: str | None = attrs.field(default=None, validator=typed)
+    objectives: tuple[str, ...] = attrs.field(default=(), converter=_objectives)
+    constraints: tuple[str, ...] = attrs.field(default=(), converter=_constraints)
 
     def to_json(self) -> dict[str, Any]:
         data = attrs.asdict(self, recurse=False)
         data["budget"] = self.budget.to_json() if self.budget is not None else None
+        data["objectives"], data["constraints"] = list(self.objectives), list(self.constraints)
         return data
 
     @classmethod
@@ -177,16 +206,43 @@ class ExperimentSpec:
             )
         return option
 
+    # --- the goal ---------------------------------------------------------------------
+    def goal(self, evaluator: Any, *, warn: bool = True) -> SearchGoal:
+        """What the run optimises and obeys: the spec's objectives (else ``evaluator``'s
+        objective) under its constraints. Names the evaluator declares it never measures
+        are refused here, in one line (:func:`~nasforge.objectives.check_declared`); an
+        objective against its declared direction is logged with ``warn``."""
+        goal = SearchGoal.of(list(self.objectives) or [evaluator.objective], self.constraints)
+        check_declared(goal, evaluator, warn=warn)
+        return goal
+
+    def check_strategy_goal(self, registry: Registry) -> None:
+        """A single-objective strategy given several objectives is refused before anything
+        is built, naming the strategies that can take them."""
+        if len(self.objectives) < 2:
+            return
+        cls = registry.get("strategy", self.strategy)
+        if getattr(cls, "multi_objective", False):
+            return
+        several = [name for name, c in registry.items("strategy") if getattr(c, "multi_objective", False)]
+        raise OptionError(
+            f"strategy '{self.strategy}' optimises one objective, but the run names {len(self.objectives)} "
+            f"({', '.join(self.objectives)}); multi-objective strategies: "
+            f"{', '.join(sorted(several)) or 'none installed'}"
+        )
+
     # --- building ---------------------------------------------------------------------
     def build(self, registry: Registry) -> tuple[Any, Any, Any, Any]:
         """Instantiate (space, evaluator, strategy, executor) of an ask/tell run.
 
         Every component comes from ``registry``, and constructors that declare them get
         the registry and the seed (:func:`construct`); an evaluator that trains gets the
-        run's training data, loaded once here.
+        run's training data, loaded once here. The strategy's ``objective`` is the run's
+        :meth:`goal` (objectives and constraints).
         """
         if self.evaluator is None or self.budget is None:
             raise NasforgeError(f"strategy '{self.strategy}' needs an evaluator and a budget")
+        self.check_strategy_goal(registry)
         space = self.build_space(registry)
         data = self.load_train_data(registry) if self.evaluator_uses_train_data(registry) else None
         evaluator = self.build_evaluator(registry, space, data=data)
@@ -196,7 +252,7 @@ class ExperimentSpec:
             self.strategy_options,
             space,
             offered={"registry": registry},
-            objective=evaluator.objective,
+            objective=self.goal(evaluator, warn=False),  # the Experiment warns, once
             seed=self.seed,
         )
         executor = registry.get("executor", self.executor)(workers=self.workers)

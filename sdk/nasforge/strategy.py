@@ -13,6 +13,8 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from nasforge.genotype import Genotype
+from nasforge.objectives import SearchGoal, as_goal
+from nasforge.option_types import OptionError
 from nasforge.result import Objective, Result, SearchOutcome, Trial
 from nasforge.search_space import SAMPLE, SearchSpace
 
@@ -25,14 +27,30 @@ class Strategy(abc.ABC):
     ``state_dict``: resume is replay, so ``ask`` must depend only on the seed, the options
     and the results told so far (the conformance kit checks it). Keeping state that way
     is the whole contract; a second, serialised copy of it could only drift from it.
+
+    ``objective`` is the run's :class:`~nasforge.objectives.SearchGoal` (a plain
+    :class:`Objective` means a goal of one, unconstrained; ``self.goal`` is always the
+    goal). Through :meth:`fitness` and :meth:`rank` every strategy ranks infeasible and
+    failed results last without handling constraints itself. A strategy that can search
+    several objectives at once sets ``multi_objective = True`` and reads
+    ``self.goal.objectives``; any other is refused a goal of several, in one line.
     """
 
     name: ClassVar[str]
     #: Space capabilities this strategy needs (checked before the search starts).
     requires: ClassVar[frozenset[str]] = frozenset({SAMPLE})
+    #: Whether the strategy searches several objectives at once (a Pareto front).
+    multi_objective: ClassVar[bool] = False
 
     def __init__(self, space: SearchSpace, *, objective: Objective, seed: int = 0) -> None:
         space.require(self.requires, by=f"strategy '{self.name}'")
+        self.goal: SearchGoal = as_goal(objective)
+        if self.goal.multi_objective and not self.multi_objective:
+            raise OptionError(
+                f"strategy '{self.name}' optimises one objective, but the run names "
+                f"{len(self.goal.objectives)} ({', '.join(self.goal.objective_texts())}); "
+                "choose a multi-objective strategy or one objective"
+            )
         self.space = space
         self.objective = objective
         self.seed = seed
@@ -47,8 +65,16 @@ class Strategy(abc.ABC):
         """Feed back the result of a genotype this strategy proposed."""
 
     def fitness(self, result: Result) -> float:
-        """The result as a number to maximise (failed results rank last)."""
-        return self.objective.fitness(result)
+        """The result as a number to maximise: the first objective, ``-inf`` for a failed
+        or infeasible result (what a strategy that needs one number uses)."""
+        return self.goal.fitness(result)
+
+    def rank(self, result: Result) -> tuple[float, ...]:
+        """A key to compare results by, larger is better: feasible before infeasible, a
+        smaller violation first among infeasible ones, then the objectives in order. It
+        tells infeasible results apart where :meth:`fitness` makes them all ``-inf``, so
+        a strategy that only compares results can steer towards the feasible region."""
+        return self.goal.rank(result)
 
 
 class OneShotStrategy(abc.ABC):

@@ -5,12 +5,13 @@ import pytest
 
 @pytest.mark.parametrize("command", ["spaces", "strategies", "evaluators", "datasets", "metrics", "plugins"])
 def test_listings_json(cli, command: str) -> None:
-    rows = cli(command, "--json", ok=True).json()
-    assert isinstance(rows, list) and rows
+    document = cli(command, "--json", ok=True).json()
+    assert document["schema"] == f"nasforge.{command}/1"
+    assert isinstance(document["items"], list) and document["items"]
 
 
 def test_spaces_lists_toy(cli) -> None:
-    toy = next(r for r in cli("spaces", "--json", ok=True).json() if r["name"] == "toy")
+    toy = next(r for r in cli("spaces", "--json", ok=True).json()["items"] if r["name"] == "toy")
     assert "enumerate" in toy["capabilities"]
 
 

@@ -128,12 +128,33 @@ def test_run_dir_with_a_damaged_record_is_one_line(cli, toy_run, tmp_path, kind,
     assert not out.exists()
 
 
-def test_run_dir_objective_lacking_its_name_is_one_line(cli, toy_run, tmp_path) -> None:
-    path = journal_path(toy_run)
+def _drop_end(run) -> None:
+    path = journal_path(run)
     lines = [line for line in path.read_text().splitlines() if json.loads(line)["type"] != "end"]
-    path.write_text("\n".join(lines) + "\n")  # no end record: the best is chosen by the objective
-    _edit_journal(toy_run, "header", lambda r: r["objective"].pop("name"))
+    path.write_text("\n".join(lines) + "\n")  # no end record: the best is chosen by the goal
+
+
+def test_run_dir_objective_lacking_its_name_is_one_line(cli, toy_run, tmp_path) -> None:
+    """An older journal (no goal, only the evaluator's objective) whose objective lost its name."""
+    _drop_end(toy_run)
+    _edit_journal(toy_run, "header", lambda r: (r.pop("goal"), r["objective"].pop("name")))
     cli("export", toy_run, "--out", tmp_path / "x", "--no-onnx").assert_one_line_error("malformed header")
+
+
+@pytest.mark.parametrize(
+    "goal",
+    [
+        {"objectives": [5]},
+        {"objectives": ["score:up"]},
+        {"objectives": ["score:max"], "constraints": ["x<5"]},
+        [],
+    ],
+)
+def test_run_dir_with_a_damaged_goal_is_one_line(cli, toy_run, tmp_path, goal) -> None:
+    _drop_end(toy_run)
+    _edit_journal(toy_run, "header", lambda r: r.update(goal=goal))
+    cli("export", toy_run, "--out", tmp_path / "x", "--no-onnx").assert_one_line_error("malformed header")
+    cli("inspect", toy_run).assert_one_line_error("malformed header")
 
 
 @pytest.mark.parametrize(

@@ -5,8 +5,13 @@ from __future__ import annotations
 import pytest
 
 from nasforge.testing import ToyEvaluator, ToySpace
-from nasforge.testing.conformance import EvaluatorConformance, SearchSpaceConformance, StrategyConformance
-from nasforge_search import LocalSearch, RandomSearch, RegularizedEvolution
+from nasforge.testing.conformance import (
+    EvaluatorConformance,
+    MultiObjectiveStrategyConformance,
+    SearchSpaceConformance,
+    StrategyConformance,
+)
+from nasforge_search import NSGA2, LocalSearch, MultiObjectiveRandomSearch, RandomSearch, RegularizedEvolution
 
 
 class TestToySpace(SearchSpaceConformance):
@@ -45,3 +50,19 @@ class TestLocalSearch(StrategyConformance):
     @pytest.fixture
     def strategy_cls(self):
         return LocalSearch
+
+
+class TestMultiObjectiveRandomSearch(MultiObjectiveStrategyConformance):
+    @pytest.fixture
+    def strategy_cls(self):
+        return MultiObjectiveRandomSearch
+
+
+class TestNSGA2(MultiObjectiveStrategyConformance):
+    @pytest.fixture
+    def strategy_cls(self):
+        return NSGA2
+
+    @pytest.fixture
+    def strategy_options(self):
+        return {"population_size": 6, "tournament_size": 2}

@@ -23,13 +23,19 @@ def test_first_party_metrics_registered() -> None:
         "snip",
         "grasp",
         "fisher",
+        "fisher_channel",
         "synflow",
         "jacob_cov",
         "naswot",
         "ntk_trace",
+        "ntk_trace_per_sample",
         "ntk_cond",
+        "ntk_cond_per_sample",
         "ntk_lambda_min",
         "knas",
+        "nasi_proxy",
+        "ensemble",
+        "ensemble_vote",
     }
     assert expected <= set(METRICS)
 

@@ -9,8 +9,6 @@ line on digits, journals every epoch (or NASI sample), and ends in a valid genot
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,35 +17,11 @@ import pytest
 
 from nasforge.genotype import Genotype
 from nasforge.journal import JournalReader
+from tests.conformance.example_plugin import run_nasforge
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "third_party_plugin"
 SUPERNET = ["-o", 'supernet={"C": 4}']
 BILEVEL = ["-o", "epochs=2", "-o", "max_batches=2", "-o", "batch_size=16", *SUPERNET]
 NASI = ["-o", "steps=3", "-o", "batch_size=8", "-o", "calibration_samples=2", *SUPERNET]
-
-
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory) -> Path:
-    """Install the example into a private target dir (the test environment stays clean)."""
-    target = tmp_path_factory.mktemp("site")
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--no-deps",
-            "--no-build-isolation",
-            "--target",
-            str(target),
-            str(EXAMPLE),
-        ],
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
-    return target
 
 
 @pytest.fixture
@@ -62,19 +36,8 @@ def hello_space(installed: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ob
 
 
 def _search(installed: Path, run_dir: Path, strategy: str, options: list[str]) -> dict:
-    env = dict(
-        os.environ,
-        NASFORGE_THREADS="1",
-        PYTHONPATH=os.pathsep.join([str(installed), os.environ.get("PYTHONPATH", "")]),
-    )
     argv = ["search", "--space", "hello-cell", "--strategy", strategy, "--dataset", "digits", *options]
-    proc = subprocess.run(
-        [sys.executable, "-m", "nasforge", *argv, "-q", "--json", "--run-dir", str(run_dir)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
+    proc = run_nasforge(installed, *argv, "-q", "--json", "--run-dir", str(run_dir), threads=1)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 

@@ -138,3 +138,42 @@ def test_failed_evaluations_are_recorded_not_fatal(tmp_path) -> None:
     failed = [t for t in outcome.history if t.result.failed]
     assert failed and all("out of memory" in t.result.error for t in failed)
     assert not outcome.best_result.failed
+
+
+def test_a_training_evaluator_in_a_process_pool_finishes_and_matches_in_process(tmp_path) -> None:
+    """A process pool trains (short-train on digits) and gives the in-process results; run in
+    subprocesses so a hang fails by timeout instead of stalling the suite."""
+    import json
+    import subprocess
+    import sys
+
+    def run(name: str, *extra: str) -> list[float]:
+        argv = ["--threads", "1", "search", "--space", "nb201", "--strategy", "random"]
+        argv += ["--evaluator", "short-train", "--train-data", "digits", "--evaluator-option", "epochs=1"]
+        argv += ["--build-option", "C=2", "--build-option", "N=1", "--budget-trials", "2", "--seed", "3"]
+        argv += ["-q", "--json", "--run-dir", str(tmp_path / name), *extra]
+        proc = subprocess.run(
+            [sys.executable, "-m", "nasforge", *argv], capture_output=True, text=True, timeout=240
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert json.loads(proc.stdout)["trials"] == 2
+        trials = JournalReader(tmp_path / name / "journal.jsonl").trials
+        return [t.result.objectives["valid_accuracy"] for t in trials]
+
+    assert run("pool", "--executor", "process", "--workers", "2") == run("inprocess")
+
+
+def test_process_pool_workers_are_spawned_with_the_parents_thread_count() -> None:
+    """Regression: forked workers of a parent whose torch thread pool had run hung for ever
+    in the training loop's first parallel op (inherited locked OpenMP state); spawned
+    workers start clean, and run torch with the parent's thread count."""
+    import torch
+
+    from nasforge.executors import ProcessPoolExecutor
+
+    pool = ProcessPoolExecutor(workers=1)
+    try:
+        assert pool._pool._mp_context.get_start_method() == "spawn"
+        assert pool._pool._initargs[1] == torch.get_num_threads()
+    finally:
+        pool.close()

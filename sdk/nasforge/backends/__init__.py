@@ -11,13 +11,20 @@ from nasforge.backends.functional import (
     OUTPUTS,
     PARAM_SETS,
     batch_norm_mode,
+    layer_parameter_names,
     per_sample_head,
     prunable_layers,
     split_parameters,
 )
-from nasforge.backends.jacobian import can_share_pass, jacobian, joint_jacobians, per_sample_grads
+from nasforge.backends.jacobian import (
+    can_share_pass,
+    decomposed_jacobian,
+    jacobian,
+    joint_jacobians,
+    per_sample_grads,
+)
 from nasforge.backends.ntk import empirical_ntk, empirical_ntks, gram
-from nasforge.backends.spec import METHODS, KernelSpec
+from nasforge.backends.spec import METHODS, PRESETS, KernelSpec, kernel_preset, preset_name
 from nasforge.backends.spectrum import Spectrum, spectrum
 
 __all__ = [
@@ -25,19 +32,24 @@ __all__ = [
     "METHODS",
     "OUTPUTS",
     "PARAM_SETS",
+    "PRESETS",
     "KernelSpec",
     "Spectrum",
     "batch_norm_mode",
     "can_share_pass",
+    "decomposed_jacobian",
     "empirical_ntk",
     "empirical_ntks",
     "gram",
     "is_out_of_memory",
     "jacobian",
     "joint_jacobians",
+    "kernel_preset",
+    "layer_parameter_names",
     "map_chunks",
     "per_sample_grads",
     "per_sample_head",
+    "preset_name",
     "prunable_layers",
     "resolve_device",
     "retry_on_oom",

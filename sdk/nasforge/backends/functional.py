@@ -19,15 +19,22 @@ from torch import nn
 from torch.nn.modules.batchnorm import _BatchNorm
 from torch.nn.modules.conv import _ConvNd
 
-#: How BatchNorm normalises while per-sample quantities are taken.
+#: How BatchNorm normalises while per-sample quantities are taken, and what a row is.
 #: "sample": each sample is forwarded alone and normalised by its own statistics
 #: (the KNAS batch-size-1 pipeline; cheap: one vmapped backward).
 #: "batch": the whole batch is forwarded together, the exact Jacobian of that coupled
 #: function (TE-NAS; costs one backward per output row).
+#: "decomposed": the batch forwarded together, one backward of the summed heads, and each
+#: sample's row its share of that batch gradient, layer by layer (back-prop x activation:
+#: the autograd-hacks per-sample gradient of the HNAS code). The rows sum to the batch
+#: gradient; with BatchNorm in train mode they are not the exact Jacobian rows ("batch").
 #: "eval": running statistics (at initialisation an affine identity).
-BN_MODES = ("sample", "batch", "eval")
-#: "all": every trainable parameter; "weights": Conv/Linear weights only (zero-cost code).
-PARAM_SETS = ("all", "weights")
+BN_MODES = ("sample", "batch", "decomposed", "eval")
+#: "all": every trainable parameter; "weights": Conv/Linear weights only (zero-cost code);
+#: "layers": Conv/Linear weights and biases (the layers the HNAS code's hooks see);
+#: "named_weight": every parameter whose name contains "weight" (TE-NAS's ``'weight' in
+#: name``: Conv/Linear and BatchNorm affine weights, no biases).
+PARAM_SETS = ("all", "weights", "layers", "named_weight")
 #: What one sample contributes: "sum" of logits (TE-NAS), "target" logit (HNAS code),
 #: "full" logit vector (the m*C x m*C NTK), or the per-sample "loss" (KNAS/NASI Gram).
 OUTPUTS = ("sum", "target", "full", "loss")
@@ -39,6 +46,17 @@ def prunable_layers(model: nn.Module) -> list[tuple[str, nn.Module]]:
     return [(n, m) for n, m in model.named_modules() if isinstance(m, _ConvNd | nn.Linear)]
 
 
+def layer_parameter_names(model: nn.Module, *, biases: bool) -> list[str]:
+    """Full names of the Conv/Linear weights (and biases, where asked and present)."""
+    names = []
+    for n, m in prunable_layers(model):
+        prefix = f"{n}." if n else ""
+        names.append(f"{prefix}weight")
+        if biases and isinstance(getattr(m, "bias", None), torch.Tensor):
+            names.append(f"{prefix}bias")
+    return names
+
+
 def split_parameters(
     model: nn.Module, which: str = "all", device: torch.device | None = None
 ) -> tuple[dict[str, torch.Tensor], dict[str, torch.Tensor]]:
@@ -46,13 +64,14 @@ def split_parameters(
     if which not in PARAM_SETS:
         raise ValueError(f"params must be one of {PARAM_SETS}, got {which!r}")
     chosen: set[str] | None = None
-    if which == "weights":
-        chosen = {f"{n}.weight" if n else "weight" for n, _ in prunable_layers(model)}
+    if which in ("weights", "layers"):
+        chosen = set(layer_parameter_names(model, biases=which == "layers"))
     live: dict[str, torch.Tensor] = {}
     fixed: dict[str, torch.Tensor] = {}
     for name, p in model.named_parameters():
         t = p.detach() if device is None else p.detach().to(device)
-        if p.requires_grad and (chosen is None or name in chosen):
+        wanted = "weight" in name if which == "named_weight" else chosen is None or name in chosen
+        if p.requires_grad and wanted:
             live[name] = t
         else:
             fixed[name] = t
@@ -67,8 +86,8 @@ def split_parameters(
 def batch_norm_mode(model: nn.Module, mode: str) -> Iterator[None]:
     """Temporarily make every BatchNorm follow ``mode`` (see :data:`BN_MODES`).
 
-    "sample"/"batch" detach the running statistics so BN always uses batch statistics
-    and writes nothing (vmap forbids the write); "eval" switches BN to eval mode. The
+    "sample"/"batch"/"decomposed" detach the running statistics so BN always uses batch
+    statistics and writes nothing (vmap forbids the write); "eval" switches BN to eval mode. The
     module is restored exactly on exit, so a caller's model is left as it was.
     """
     if mode not in BN_MODES:

@@ -3,7 +3,9 @@
 Built on torch.func so one code path serves CPU and CUDA: ``vmap(grad)`` over samples
 when each sample is forwarded alone (one batched backward for the whole chunk), and
 ``jacrev`` of the batch function when BatchNorm couples the samples (exact, one backward
-per output row). Chunks halve themselves on out-of-memory.
+per output row). Chunks halve themselves on out-of-memory. ``bn="decomposed"`` is the
+HNAS code's per-sample gradient instead: one backward of the batch, then each layer's
+gradient split into per-sample shares (:func:`decomposed_jacobian`).
 """
 
 from __future__ import annotations
@@ -12,11 +14,11 @@ from collections.abc import Callable, Sequence
 
 import torch
 from torch import nn
-from torch.func import functional_call, grad, jacrev, vmap
+from torch.func import functional_call, grad, jacrev, vjp, vmap
 
 from nasforge.backends.chunking import map_chunks, retry_on_oom
 from nasforge.backends.device import resolve_device
-from nasforge.backends.functional import batch_norm_mode, per_sample_head, split_parameters
+from nasforge.backends.functional import batch_norm_mode, per_sample_head, prunable_layers, split_parameters
 from nasforge.backends.spec import KernelSpec
 
 Params = dict[str, torch.Tensor]
@@ -83,6 +85,8 @@ def jacobian(
     """
     if spec.needs_labels and targets is None:
         raise ValueError(f"output '{spec.output}' needs targets")
+    if spec.bn == "decomposed":
+        return decomposed_jacobian(model, inputs, targets, spec=spec, device=device)
     dev = resolve_device(device)
     x = inputs.to(dev)
     y = _labels(targets, x.shape[0], dev)
@@ -108,6 +112,74 @@ def jacobian(
             return _flatten(jac, (b - a) * k)
 
         return torch.cat(map_chunks(chunk, x.shape[0], chunk_size), dim=0)
+
+
+def decomposed_jacobian(
+    model: nn.Module,
+    inputs: torch.Tensor,
+    targets: torch.Tensor | None = None,
+    *,
+    spec: KernelSpec,
+    device: str | torch.device | None = "cpu",
+) -> torch.Tensor:
+    """The ``(batch, P)`` per-sample shares of the batch gradient of Σ_i head_i.
+
+    The batch is forwarded together (BatchNorm on batch statistics, nothing written),
+    Σ_i head_i back-propagated once to every Conv/Linear output, and each call of a layer
+    split by sample: row i holds ∂⟨layer(a_i), δ_i⟩/∂θ_layer, a_i the layer's input and δ_i
+    the back-propagated gradient at its output for sample i. That is the autograd-hacks
+    per-sample gradient (back-prop ⊗ activation) the HNAS code forms its NTK from. The
+    rows sum to the batch gradient; without a batch coupling (no train-mode BatchNorm)
+    each row is the exact per-sample gradient. Columns follow ``model.named_parameters()``
+    as :func:`jacobian`'s do; a layer that never runs contributes zeros.
+    """
+    if spec.needs_labels and targets is None:
+        raise ValueError(f"output '{spec.output}' needs targets")
+    if spec.output == "full":
+        raise ValueError("a decomposed Jacobian takes a scalar output per sample, not 'full'")
+    dev = resolve_device(device)
+    x = inputs.to(dev)
+    n = x.shape[0]
+    y = _labels(targets, n, dev)
+    with batch_norm_mode(model, "decomposed"):
+        live, _ = split_parameters(model, spec.params, dev)
+        owned: dict[nn.Module, tuple[str, list[str]]] = {}
+        for name, layer in prunable_layers(model):
+            prefix = f"{name}." if name else ""
+            local = [p for p, _ in layer.named_parameters(recurse=False) if prefix + p in live]
+            if local:
+                owned[layer] = (prefix, local)
+        calls: list[tuple[nn.Module, torch.Tensor, torch.Tensor]] = []
+
+        def tap(layer: nn.Module, inp: tuple[torch.Tensor, ...], out: torch.Tensor) -> None:
+            calls.append((layer, inp[0], out))
+
+        hooks = [layer.register_forward_hook(tap) for layer in owned]
+        try:
+            with torch.enable_grad():
+                # the input asks for a gradient so every layer output is in the graph
+                logits = model(x.detach().requires_grad_(True))
+                heads = vmap(lambda lg, t: per_sample_head(lg, t, spec.output, spec.loss))(logits, y)
+        finally:
+            for h in hooks:
+                h.remove()
+        outs = [out for _, _, out in calls]
+        deltas = torch.autograd.grad(heads.sum(), outs, allow_unused=True) if outs else ()
+    cols = {name: torch.zeros(n, t.numel(), dtype=t.dtype, device=dev) for name, t in live.items()}
+    for (layer, a, _), delta in zip(calls, deltas, strict=True):
+        if delta is None:
+            continue
+        prefix, local = owned[layer]
+        own = {p: getattr(layer, p).detach().to(dev) for p in local}
+
+        def share(ai: torch.Tensor, di: torch.Tensor, layer: nn.Module = layer, own: Params = own) -> Params:
+            _, pullback = vjp(lambda q: functional_call(layer, q, (ai.unsqueeze(0),)), own)
+            return pullback(di.unsqueeze(0))[0]
+
+        shares = vmap(share)(a.detach(), delta.detach())
+        for p in local:
+            cols[prefix + p] += shares[p].reshape(n, -1)
+    return torch.cat(list(cols.values()), dim=1)
 
 
 def per_sample_grads(
@@ -143,7 +215,7 @@ def can_share_pass(specs: Sequence[KernelSpec]) -> bool:
     first = specs[0]
     return all(
         s.method == "jacrev"
-        and s.bn != "batch"
+        and s.bn not in ("batch", "decomposed")
         and s.output != "full"
         and (s.bn, s.params, s.loss) == (first.bn, first.params, first.loss)
         for s in specs

@@ -30,6 +30,11 @@ def gram(jac: torch.Tensor) -> torch.Tensor:
     return out
 
 
+def _materialised(spec: KernelSpec) -> bool:
+    # a decomposed kernel has no product form: its rows come from one batch backward
+    return spec.method == "jacrev" or spec.bn == "decomposed"
+
+
 def empirical_ntk(
     model: nn.Module,
     inputs: torch.Tensor,
@@ -41,10 +46,11 @@ def empirical_ntk(
 ) -> torch.Tensor:
     """The ``(rows, rows)`` float64 kernel of ``spec`` on ``inputs``.
 
-    ``spec.output="loss"`` gives the Gram matrix of per-sample loss gradients (KNAS's
-    MGM and NASI's proxy are its mean); the other outputs give the NTK proper.
+    ``spec.output="loss"`` gives the Gram matrix of per-sample loss gradients (its mean is
+    KNAS's MGM with ``bn="sample"`` and NASI's proxy with ``bn="batch"``); the other
+    outputs give the NTK proper.
     """
-    if spec.method == "jacrev":
+    if _materialised(spec):
         jac = jacobian(model, inputs, targets, spec=spec, chunk_size=chunk_size, device=device)
         return gram(jac)
     return _ntk_by_products(model, inputs, targets, spec=spec, chunk_size=chunk_size, device=device)
@@ -60,7 +66,7 @@ def empirical_ntks(
     device: str | torch.device | None = "cpu",
 ) -> list[torch.Tensor]:
     """Several kernels of one batch, sharing per-sample forwards where the specs allow."""
-    shareable = [s for s in specs if s.method == "jacrev"]
+    shareable = [s for s in specs if _materialised(s)]
     jacs = iter(
         joint_jacobians(model, inputs, targets, specs=shareable, chunk_size=chunk_size, device=device)
         if shareable
@@ -68,7 +74,7 @@ def empirical_ntks(
     )
     return [
         gram(next(jacs))
-        if s.method == "jacrev"
+        if _materialised(s)
         else _ntk_by_products(model, inputs, targets, spec=s, chunk_size=chunk_size, device=device)
         for s in specs
     ]

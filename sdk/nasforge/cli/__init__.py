@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 from typing import Annotated, NoReturn
 
 import typer
 from rich.markup import escape
 
-from nasforge.cli import export_cmd, listing, score_cmd, search_cmd
+from nasforge.cli import export_cmd, listing, log_output, score_cmd, search_cmd
 from nasforge.cli.error_lines import one_line, os_error_line, resource_error_line, usage_error_line
-from nasforge.cli.output import err_console
+from nasforge.cli.output import err_console, set_running_command
 from nasforge.cli.plugin_commands import mount_plugin_commands
 from nasforge.errors import NasforgeError
 from nasforge.registry import get_registry
@@ -39,6 +40,7 @@ app.command()(score_cmd.correlate)
 
 @app.callback()
 def _global_options(
+    ctx: typer.Context,
     threads: Annotated[
         int | None,
         typer.Option(
@@ -47,8 +49,24 @@ def _global_options(
             help="torch CPU threads. On a busy or 2-core machine 1 is often several times faster.",
         ),
     ] = None,
+    log_level: Annotated[
+        str | None,
+        typer.Option(
+            envvar=log_output.LEVEL_ENV,
+            help="Status messages on stderr from this level up: debug, info (default), warning, error.",
+        ),
+    ] = None,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Debug messages too.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Warnings and errors only.")] = False,
 ) -> None:
     """Neural architecture search from the command line: list plugins, search, resume, export."""
+    level = log_output.parse_level(log_level) if log_level is not None else logging.INFO
+    if verbose:
+        level = logging.DEBUG
+    if quiet:
+        level = logging.WARNING
+    log_output.set_level(level)
+    set_running_command(ctx.invoked_subcommand)  # what a --json document's schema names
     if threads is not None:
         import torch
 
@@ -63,6 +81,15 @@ def main(argv: list[str] | None = None) -> NoReturn:
     read-only or full disk) or an input that exhausts memory or the stack. Any other
     exception is a bug in nasforge or a plugin and keeps its traceback.
     """
+    log_output.install()  # status messages to stderr; the options before the command set the level
+    try:
+        _run(argv)
+    finally:
+        log_output.uninstall()  # an in-process caller (tests, the fuzz harness) gets its logging back
+        set_running_command(None)
+
+
+def _run(argv: list[str] | None) -> NoReturn:
     try:
         # one registry per invocation, made here and handed to every command (ctx.obj)
         registry = get_registry()

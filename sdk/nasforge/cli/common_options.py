@@ -14,9 +14,20 @@ from typing import Annotated
 
 import typer
 
+from nasforge.cli import log_output
 from nasforge.registry import Registry, get_registry
 
-Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+
+def _quiet_logs(value: bool) -> bool:
+    """A command's ``--quiet`` also keeps its status messages to warnings and errors."""
+    if value:
+        log_output.quieten()
+    return value
+
+
+Quiet = Annotated[
+    bool, typer.Option("--quiet", "-q", help="No progress bar; warnings only.", callback=_quiet_logs)
+]
 Device = Annotated[str, typer.Option(help="cpu or cuda.")]
 #: The training device of a search (``nasforge search``): None leaves the default (cpu).
 SearchDevice = Annotated[

@@ -17,14 +17,16 @@ from nasforge.export.parity import DEFAULT_ATOL, DEFAULT_RTOL
 from nasforge.export.path_probe import PathKind, probe_path
 from nasforge.genotype import Genotype
 from nasforge.journal import JournalReader
+from nasforge.objectives import SearchGoal, goal_of_header
 from nasforge.registry import Registry, get_registry
 from nasforge.search_space import BUILD, SearchSpace
 
 
 def resolve_genotype(
-    source: str, space_name: str | None, registry: Registry | None = None
+    source: str, space_name: str | None, registry: Registry | None = None, *, member: int | None = None
 ) -> tuple[SearchSpace, Genotype]:
-    """A genotype from a string, a .safetensors file or a run directory (its best).
+    """A genotype from a string, a .safetensors file or a run directory (its best, or
+    member ``member`` of a multi-objective run's Pareto front, counted from 0 as printed).
 
     Whether ``source`` is a path is asked of the filesystem, and a string it cannot even
     stat (longer than a file name may be, as every DARTS genotype is) is not a path.
@@ -33,7 +35,9 @@ def resolve_genotype(
     registry = registry if registry is not None else get_registry()
     kind = probe_path(source)
     if kind is PathKind.DIRECTORY:
-        return _from_run(Path(source), space_name, registry)
+        return _from_run(Path(source), space_name, registry, member)
+    if member is not None:
+        raise NasforgeError("--member picks a member of a run's Pareto front: give a run directory")
     if kind is PathKind.FILE or Path(source).suffix == ".safetensors":
         g = load_genotype(source)
         space = registry.get("space", space_name or g.space)()
@@ -45,8 +49,11 @@ def resolve_genotype(
     return space, space.parse(source)
 
 
-def _from_run(run_dir: Path, space_name: str | None, registry: Registry) -> tuple[SearchSpace, Genotype]:
-    """The best genotype of a run; a journal lacking what it should hold is one line, not a crash."""
+def _from_run(
+    run_dir: Path, space_name: str | None, registry: Registry, member: int | None = None
+) -> tuple[SearchSpace, Genotype]:
+    """The best genotype of a run (or a front member); a journal lacking what it should
+    hold is one line, not a crash."""
     try:
         reader = JournalReader.of_run(run_dir)
     except OSError as exc:
@@ -54,6 +61,8 @@ def _from_run(run_dir: Path, space_name: str | None, registry: Registry) -> tupl
     try:
         name = space_name or reader.header["space"]["name"]
         space = registry.get("space", name)()
+        if member is not None:
+            return space, _member_of(space, reader, member)
         return space, _best_of(space, reader)
     except NasforgeError:
         raise
@@ -64,20 +73,59 @@ def _from_run(run_dir: Path, space_name: str | None, registry: Registry) -> tupl
 
 
 def _best_of(space: SearchSpace, reader: JournalReader) -> Genotype:
-    """The run's declared best if it finished, else the best finished trial so far."""
-    from nasforge.result import Objective, best_trial
-
+    """The run's declared best if it finished, else the best feasible trial so far (under
+    the run's objectives and constraints)."""
     if reader.end is not None and "best" in reader.end:
         best = Genotype.from_json(reader.end["best"])
     elif not reader.trials:
         raise NasforgeError(f"{reader.path} holds no finished trial")
-    elif reader.header.get("objective"):
-        objective = Objective(**reader.header["objective"])
-        best = best_trial(reader.trials, objective).genotype
-    else:  # a one-shot run's latest derived architecture
-        best = reader.trials[-1].genotype
+    elif reader.header.get("mode") == "one-shot":
+        best = _one_shot_best(reader)
+    else:
+        goal = _goal(reader)
+        trial = goal.best(reader.trials) if goal is not None else None
+        if goal is None or trial is None or not goal.feasible(trial.result):
+            wanted = goal.describe() if goal is not None else "its objective"
+            raise NasforgeError(f"{reader.path}: no trial so far satisfies {wanted}")
+        best = trial.genotype
     space.validate(best)
     return best
+
+
+def _one_shot_best(reader: JournalReader) -> Genotype:
+    """An unfinished one-shot run: by the evaluator's objective where its trials carry it,
+    else its latest derived architecture."""
+    from nasforge.result import Objective, best_trial
+
+    if reader.header.get("objective"):
+        return best_trial(reader.trials, Objective(**reader.header["objective"])).genotype
+    return reader.trials[-1].genotype
+
+
+def _goal(reader: JournalReader) -> SearchGoal | None:
+    try:
+        return goal_of_header(reader.header)
+    except JournalError as exc:
+        raise JournalError(f"{reader.path}: {exc}") from exc
+
+
+def _member_of(space: SearchSpace, reader: JournalReader, member: int) -> Genotype:
+    """Member ``member`` of the run's Pareto front, as ``nasforge search`` printed it
+    (recomputed from the trials, so an unfinished run has its front so far)."""
+    goal = _goal(reader)
+    if goal is None or not goal.multi_objective:
+        raise NasforgeError(
+            f"--member picks a member of a multi-objective run's front; {reader.path} has one objective"
+        )
+    front = goal.front(reader.trials)
+    if not 0 <= member < len(front):
+        raise NasforgeError(
+            f"--member {member}: the front of {reader.path.parent} has {len(front)} members"
+            + (f" (0..{len(front) - 1})" if front else "")
+        )
+    g = front[member].genotype
+    space.validate(g)
+    return g
 
 
 def _first_line(exc: BaseException) -> str:
@@ -105,16 +153,25 @@ def export(
         float,
         typer.Option(min=0.0, help="Relative part: x the largest |logit| of each sample (rtol)."),
     ] = DEFAULT_RTOL,
+    member: Annotated[
+        int | None,
+        typer.Option(
+            min=0,
+            help="Of a multi-objective run, export member K of its Pareto front (numbered from 0 as "
+            "`nasforge search` prints it) instead of its best (member 0).",
+        ),
+    ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print what was written as JSON.")] = False,
 ) -> None:
     """Write a genotype as safetensors and its network as ONNX, checked with onnxruntime.
 
     Examples: nasforge export runs/my-run --out export/ ;
+    nasforge export runs/my-mo-run --member 3 --out export/ ;
     nasforge export '|nor_conv_3x3~0|+|skip_connect~0|none~1|+|none~0|none~1|skip_connect~2|' --space nb201
 
     Both files appear together or not at all: a failed check leaves neither.
     """
-    sp, g = resolve_genotype(source, space, command_registry(ctx))
+    sp, g = resolve_genotype(source, space, command_registry(ctx), member=member)
     if onnx and BUILD not in sp.capabilities:
         raise NasforgeError(f"space '{sp.name}' cannot build a network to export: use --no-onnx")
     bundle = export_bundle(
@@ -128,6 +185,8 @@ def export(
         rtol=rtol,
     )
     result: dict[str, object] = {"genotype": str(bundle.genotype_file), "text": sp.format(g)}
+    if member is not None:
+        result["member"] = member
     report = bundle.onnx
     if report is not None:
         result.update(
@@ -163,6 +222,18 @@ def inspect(
         return
     table = Table(title=f"{info['kind']}: {path}", show_header=False)
     for k, v in info.items():
-        if k not in ("kind", "path"):
-            table.add_row(k, str(v))
+        if k == "front" and isinstance(v, list):
+            table.add_row(k, "\n".join(_front_line(m) for m in v) or "-")
+        elif k not in ("kind", "path"):
+            table.add_row(k, ", ".join(map(str, v)) if isinstance(v, list) else str(v))
     out_console.print(table)
+
+
+def _front_line(member: dict[str, object]) -> str:
+    values = member.get("objectives") or {}
+    shown = ", ".join(
+        f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}"
+        for k, v in values.items()  # type: ignore[union-attr]
+    )
+    text = member.get("text") or ""
+    return f"#{member.get('member')} trial {member.get('trial')}: {shown} {text}".rstrip()

@@ -52,6 +52,8 @@ def _describe(kind: str, name: str, component: Any) -> dict[str, Any]:
         row["version"] = component.version
     elif kind == "strategy":
         row["requires"] = sorted(getattr(component, "requires", ()))
+        # whether it takes several --objective (and returns a Pareto front)
+        row["multi_objective"] = bool(getattr(component, "multi_objective", False))
     elif kind == "metric":
         info = component.info
         row.update(

@@ -18,6 +18,7 @@ from nasforge.cli.options import parse_options
 from nasforge.cli.output import err_console, out_console, print_json
 from nasforge.defaults import default_component
 from nasforge.errors import NasforgeError
+from nasforge.progress_log import ProgressLog, bar_is_live
 from nasforge.registry import Registry
 
 #: Always shown beside any metric, because they are hard to beat (NAS-Bench-Suite-Zero).
@@ -52,11 +53,16 @@ def _metrics(names: list[str] | None, *, with_baselines: bool, registry: Registr
 
 
 class _Bar:
-    """A rich progress bar usable as the scorer's progress callback."""
+    """A rich progress bar usable as the scorer's progress callback; where it is not live on
+    a terminal, the count goes to the log every few seconds instead."""
 
     def __init__(self, label: str, enabled: bool) -> None:
         self.enabled, self.label = enabled, label
         self.progress: Progress | None = None
+        self.done = 0
+        self.log = ProgressLog(
+            "nasforge.scoring", label, unit="architecture", silent=bar_is_live(enabled, err_console)
+        )
 
     def __enter__(self) -> _Bar:
         if self.enabled:
@@ -72,12 +78,16 @@ class _Bar:
         return self
 
     def __call__(self, done: int, total: int, _g: Any) -> None:
+        self.done, self.log.total = done, total
+        self.log.update(done)
         if self.progress is not None:
             self.progress.update(self.task, completed=done, total=total)
 
     def __exit__(self, *exc: object) -> None:
         if self.progress is not None:
             self.progress.stop()
+        if exc[0] is None:
+            self.log.finish(self.done)
 
 
 def _scoring(

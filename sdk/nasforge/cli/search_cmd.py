@@ -1,7 +1,15 @@
-"""`nasforge search` and `nasforge resume`, for ask/tell and one-shot strategies alike."""
+"""`nasforge search` and `nasforge resume`, for ask/tell and one-shot strategies alike.
+
+A run of several objectives (``--objective`` twice or more) prints its Pareto front as a
+table and draws it (``--plot``; by default ``RUN_DIR/pareto.png`` where matplotlib is
+installed); ``--json`` carries the goal (``search_objectives``, ``constraints``) and the
+``front``. ``objectives`` stays what it always was: every number of the best trial.
+"""
 
 from __future__ import annotations
 
+import importlib.util
+import math
 import time
 from pathlib import Path
 from typing import Annotated, Any
@@ -14,12 +22,23 @@ from nasforge.api import build_spec
 from nasforge.cli.common_options import Quiet, SearchDevice, command_registry
 from nasforge.cli.options import parse_options
 from nasforge.cli.output import err_console, out_console, print_json
+from nasforge.errors import NasforgeError
 from nasforge.experiment import Experiment
 from nasforge.export.bundle import ExportBundle, export_bundle
 from nasforge.journal import JournalReader
 from nasforge.one_shot_run import OneShotRun, resume_one_shot, run_one_shot
+from nasforge.result import Trial
 
 OptionList = list[str] | None
+#: Where a multi-objective run draws its front unless ``--plot`` says otherwise.
+DEFAULT_PLOT = "pareto.png"
+Plot = Annotated[
+    Path | None,
+    typer.Option(
+        help="Draw a multi-objective run's Pareto front over every evaluated trial to this file "
+        f"(png, svg, pdf; default: RUN_DIR/{DEFAULT_PLOT} when matplotlib is installed)."
+    ),
+]
 
 
 def search(
@@ -60,6 +79,23 @@ def search(
             "data of a one-shot strategy or of an evaluator that trains, else the benchmark dataset."
         ),
     ] = None,
+    objective: Annotated[
+        OptionList,
+        typer.Option(
+            "--objective",
+            help="What to optimise, NAME:max or NAME:min, e.g. latency_ms:min (repeatable; two or more "
+            "need a multi-objective strategy such as nsga2 or mo-random, and the run returns a Pareto "
+            "front) (default: the evaluator's objective).",
+        ),
+    ] = None,
+    constraint: Annotated[
+        OptionList,
+        typer.Option(
+            "--constraint",
+            help="A bound every reported architecture satisfies, NAME<=VALUE or NAME>=VALUE, e.g. "
+            "'latency_ms<=12' (repeatable; quote it for the shell).",
+        ),
+    ] = None,
     budget_trials: Annotated[
         int | None, typer.Option(help="Stop after this many evaluated architectures (default: 100).")
     ] = None,
@@ -96,6 +132,7 @@ def search(
     build_option: Annotated[
         OptionList, typer.Option("--build-option", help="Network option for --export, e.g. C=16.")
     ] = None,
+    plot: Plot = None,
     quiet: Quiet = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON to stdout.")] = False,
 ) -> None:
@@ -108,6 +145,11 @@ def search(
     One-shot (darts, prdarts, nasi, ...), training a supernet on bundled data:
 
         nasforge search --space darts --strategy darts --train-data digits -o epochs=5 --export out/
+
+    Several objectives, under a constraint: prints and draws the Pareto front:
+
+        nasforge search --strategy nsga2 --objective valid_accuracy:max --objective latency_ms:min \
+            --constraint 'params_mb<=0.5' --budget-trials 200
 
     Kill it at any time and continue with `nasforge resume RUN_DIR`: an ask/tell run
     replays its journal (no finished trial lost or repeated); a one-shot run restarts.
@@ -130,8 +172,11 @@ def search(
         evaluator_options=parse_options(evaluator_option),
         executor=executor,
         workers=workers,
+        objectives=objective,
+        constraints=constraint,
         registry=registry,
     )
+    _check_plot(plot, len(spec.objectives))
     if run_dir is None:
         run_dir = Path("runs") / f"{spec.space}-{spec.strategy}-s{seed}-{time.strftime('%Y%m%d-%H%M%S')}"
     if spec.is_one_shot(registry):
@@ -142,13 +187,14 @@ def search(
             spec, run_dir=run_dir, registry=registry, progress=not quiet, console=err_console
         )
         experiment.run()
-        _report_ask_tell(experiment, export, build_option, json_out)
+        _report_ask_tell(experiment, export, build_option, json_out, plot)
 
 
 def resume(
     ctx: typer.Context,
     run_dir: Annotated[Path, typer.Argument(help="The run directory holding journal.jsonl.")],
     export: Annotated[Path | None, typer.Option(help="Also export the best architecture here.")] = None,
+    plot: Plot = None,
     quiet: Quiet = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON to stdout.")] = False,
 ) -> None:
@@ -157,15 +203,32 @@ def resume(
     header = JournalReader.of_run(run_dir).header
     if header.get("mode") == "one-shot":
         run = resume_one_shot(run_dir, registry=registry, progress=not quiet, console=err_console)
+        _check_plot(plot, 0)
         _report_one_shot(run, export, None, json_out)
         return
     experiment = Experiment.resume(run_dir, registry=registry, progress=not quiet, console=err_console)
+    _check_plot(plot, len(experiment.goal.objectives))
     experiment.run()
-    _report_ask_tell(experiment, export, None, json_out)
+    _report_ask_tell(experiment, export, None, json_out, plot)
+
+
+def _check_plot(plot: Path | None, objectives: int) -> None:
+    """A ``--plot`` that cannot be drawn is refused before the search, not after it."""
+    if plot is None:
+        return
+    if objectives < 2:
+        raise NasforgeError("--plot draws a Pareto front: name two or more --objective")
+    from nasforge.pareto_plot import plot_format
+
+    plot_format(plot)
 
 
 def _report_ask_tell(
-    experiment: Experiment, export: Path | None, build_option: OptionList, json_out: bool
+    experiment: Experiment,
+    export: Path | None,
+    build_option: OptionList,
+    json_out: bool,
+    plot: Path | None = None,
 ) -> None:
     outcome = experiment.outcome
     assert outcome is not None
@@ -191,8 +254,82 @@ def _report_ask_tell(
         "objectives": dict(best.objectives) if best else None,
         "simulated_seconds": sim if experiment.evaluator.simulated else None,
         "run_dir": str(experiment.run_dir),
+        "search_objectives": experiment.goal.objective_texts(),
+        "constraints": experiment.goal.constraint_texts(),
     }
+    front = None
+    if experiment.goal.multi_objective:
+        front = [_front_row(k, t, space) for k, t in enumerate(outcome.front)]
+        rows["front"] = front
+        rows["plot"] = _draw_front(experiment, plot)
     _print(rows, outcome.best.to_json(), bundle, json_out)
+    if front is not None and not json_out:
+        _print_front(experiment, front)
+
+
+def _front_row(member: int, trial: Trial, space: Any) -> dict[str, Any]:
+    return {
+        "member": member,
+        "trial": trial.index,
+        "genotype": space.format(trial.genotype),
+        "objectives": dict(trial.result.objectives),
+    }
+
+
+def _draw_front(experiment: Experiment, plot: Path | None) -> str | None:
+    """The front's plot: where ``--plot`` says (its failure is an error), else into the
+    run directory where matplotlib is installed (its failure, e.g. read-only media, only
+    a warning: the search itself succeeded)."""
+    from nasforge.pareto_plot import plot_front
+
+    outcome = experiment.outcome
+    assert outcome is not None
+    if plot is None:
+        if experiment.run_dir is None or importlib.util.find_spec("matplotlib") is None:
+            return None
+        try:
+            path = plot_front(
+                outcome.history, outcome.front, experiment.goal, experiment.run_dir / DEFAULT_PLOT
+            )
+        except NasforgeError as exc:
+            err_console.print(f"[yellow]warning:[/] no front plot: {exc}", highlight=False)
+            return None
+        return str(path)
+    return str(plot_front(outcome.history, outcome.front, experiment.goal, plot))
+
+
+def _print_front(experiment: Experiment, front: list[dict[str, Any]]) -> None:
+    """The front as a table: each member's objectives, and the number the protocol reports
+    (test accuracy) where the run does not optimise it."""
+    goal = experiment.goal
+    names = [o.name for o in goal.objectives]
+    reported = experiment.evaluator.reported
+    shown = names + ([reported] if reported not in names else [])
+    outcome = experiment.outcome
+    assert outcome is not None
+    title = f"Pareto front: {len(front)} of {len(outcome.history)} trials ({goal.describe()})"
+    table = Table(title=title)
+    table.add_column("#", justify="right")
+    table.add_column("trial", justify="right")
+    for name in shown:
+        arrow = (
+            ""
+            if name not in names
+            else (" ↑" if goal.objectives[names.index(name)].higher_is_better else " ↓")
+        )
+        table.add_column(name + arrow, justify="right")
+    table.add_column("architecture", overflow="fold")
+    for row in front:
+        values = row["objectives"]
+        cells = [_number(values.get(name)) for name in shown]
+        table.add_row(str(row["member"]), str(row["trial"]), *cells, row["genotype"])
+    out_console.print(table)
+
+
+def _number(value: Any) -> str:
+    if not isinstance(value, int | float) or not math.isfinite(value):
+        return "-"
+    return f"{value:.4g}"
 
 
 def _report_one_shot(run: OneShotRun, export: Path | None, build_option: OptionList, json_out: bool) -> None:
@@ -234,8 +371,10 @@ def _print(
     table.add_column(style="bold")
     table.add_column(overflow="fold")
     for key, value in rows.items():
-        if value is None:
+        if value is None or key == "front" or (isinstance(value, list) and not value):
             continue
+        if isinstance(value, list):  # the goal's objectives and constraints
+            value = ", ".join(map(str, value))
         if isinstance(value, dict):  # every objective of the best trial
             value = ", ".join(
                 f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}" for k, v in value.items()

@@ -63,10 +63,15 @@ def _inspect_onnx(path: Path) -> dict[str, Any]:
 
 
 def _inspect_run(path: Path) -> dict[str, Any]:
+    """What a run searched for (objectives, constraints) and found: its best and, with
+    several objectives, its Pareto front (recomputed from the trials, so an unfinished
+    run shows its front so far; the texts come from the end record where there is one)."""
+    from nasforge.errors import JournalError
     from nasforge.journal import JournalReader, journal_path
+    from nasforge.objectives import goal_of_header
 
     reader = JournalReader(journal_path(path))
-    return {
+    info: dict[str, Any] = {
         "kind": "run",
         "path": str(path),
         "spec": reader.header.get("spec"),
@@ -75,6 +80,35 @@ def _inspect_run(path: Path) -> dict[str, Any]:
         "finished": reader.end is not None,
         "best": reader.end.get("best_text") if reader.end else None,
     }
+    try:
+        goal = goal_of_header(reader.header)
+    except JournalError as exc:
+        raise JournalError(f"{reader.path}: {exc}") from exc
+    if goal is None:
+        return info
+    info["objectives"] = goal.objective_texts()
+    info["constraints"] = goal.constraint_texts()
+    reported = reader.header.get("reported")
+    if goal.multi_objective:
+        texts = {
+            m.get("index"): m.get("text")
+            for m in (reader.end or {}).get("front") or []
+            if isinstance(m, dict)
+        }
+        names = [o.name for o in goal.objectives] + ([reported] if isinstance(reported, str) else [])
+        info["front"] = [
+            {
+                "member": k,
+                "trial": t.index,
+                "text": texts.get(t.index),
+                "genotype": t.genotype.to_json(),
+                "objectives": {
+                    n: t.result.objectives[n] for n in dict.fromkeys(names) if n in t.result.objectives
+                },
+            }
+            for k, t in enumerate(goal.front(reader.trials))
+        ]
+    return info
 
 
 def _numel(dims: Any) -> int:

@@ -135,7 +135,12 @@ def correlate(
     registry: Registry | None = None,
     **score_options: Any,
 ) -> CorrelationResult:
-    """Spearman and Kendall of each metric against ``evaluator``'s objective.
+    """Spearman and Kendall of each metric against ``evaluator``'s reported objective.
+
+    By default the target is what the evaluator's protocol *reports* (on the NAS-Bench-201
+    table the test accuracy, as the published proxy studies use): a correlation measures
+    and selects nothing, so it is not bound to the observed validation number; ``objective``
+    names another. Its direction comes from the evaluator's declared objectives.
 
     ``sample`` genotypes are drawn with ``seed`` (or ``genotypes`` given), scored by
     :func:`~nasforge.scoring.sweep.score_genotypes` (``score_options`` go there: data,
@@ -144,8 +149,9 @@ def correlate(
     metrics, data) resolve through ``registry``, the process-wide default if None.
     """
     ev = _evaluator(space, evaluator, dataset, registry)
-    name = objective or ev.objective.name
-    higher = ev.objective.higher_is_better if name == ev.objective.name else True
+    name = objective or ev.reported
+    declared = ev.objectives.get(name)
+    higher = declared.higher_is_better if declared is not None else True
     pool = list(genotypes) if genotypes is not None else sample_genotypes(space, sample, seed=seed)
     kept: list[Genotype] = []
     targets: list[float] = []

@@ -42,6 +42,9 @@ class MainPass:
     hessian_grad: tuple[torch.Tensor, ...] | None = None
     layer_outputs: tuple[torch.Tensor, ...] | None = None
     layer_output_grads: tuple[torch.Tensor, ...] | None = None
+    #: Per layer output, the weights that feed each of its channels (``weight[0].numel()``:
+    #: C_in/groups·k·k for a conv), for metrics that spread a channel's value over them.
+    layer_fan_in: tuple[int, ...] | None = None
     relu_kernel: torch.Tensor | None = None
     input_grad: torch.Tensor | None = None
 
@@ -108,11 +111,17 @@ class SharedPasses:
         # frozen weights have no gradient to take (autograd.grad would refuse them)
         weights = [m.weight for m in layers if isinstance(m.weight, torch.Tensor) and m.weight.requires_grad]
         outputs: list[torch.Tensor] = []
+        fan_in: list[int] = []
         kernel: list[torch.Tensor] = []
         hooks = []
         if LAYER_GRADS in needs:
+
+            def layer_tap(m: nn.Module, _i: object, out: torch.Tensor) -> None:
+                outputs.append(out)
+                fan_in.append(m.weight[0].numel())
+
             for m in layers:
-                hooks.append(m.register_forward_hook(lambda _m, _i, out: outputs.append(out)))
+                hooks.append(m.register_forward_hook(layer_tap))
         if RELU_KERNEL in needs:
             n = x.shape[0]
             kernel.append(torch.zeros(n, n, dtype=torch.float64, device=x.device))
@@ -161,6 +170,7 @@ class SharedPasses:
             hessian_grad=hg,
             layer_outputs=tuple(o.detach() for o in outputs) if outputs else None,
             layer_output_grads=og,
+            layer_fan_in=tuple(fan_in) if outputs else None,
             relu_kernel=kernel[0] if kernel else None,
             input_grad=None if input_grad is None else input_grad.detach(),
         )

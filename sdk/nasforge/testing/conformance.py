@@ -10,7 +10,9 @@ Usage, in the plugin's own tests (pytest collects the inherited ``test_*`` metho
             return MySpace()
 
 The checks are about the contract the core relies on (validity, determinism, lossless
-round trips, resume by replay), not about search quality.
+round trips, resume by replay), not about search quality. A multi-objective strategy
+(``multi_objective = True``) runs :class:`MultiObjectiveStrategyConformance`, which adds
+that its runs return a correct Pareto front, also under a constraint and on resume.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import math
 import random
 from typing import Any
 
+import attrs
 import pytest
 import torch
 
@@ -33,6 +36,8 @@ from nasforge.export import export_genotype, load_genotype
 from nasforge.genotype import Genotype
 from nasforge.journal import JournalReader, journal_path
 from nasforge.metric import Metric, MetricContext, MetricInfo
+from nasforge.objectives import SearchGoal
+from nasforge.pareto import dominates
 from nasforge.result import Objective, Result, SearchOutcome, Trial
 from nasforge.search_space import (
     BUILD,
@@ -194,9 +199,15 @@ def _drive(strategy: Strategy, evaluator: Evaluator, n: int) -> list[Genotype]:
 
 
 class StrategyConformance:
-    """Provide a ``strategy_cls`` fixture; ``space``/``evaluator`` default to the toy ones."""
+    """Provide a ``strategy_cls`` fixture; ``space``/``evaluator`` default to the toy ones.
+
+    ``objectives`` and ``constraints`` (text, as on the command line) set the goal every
+    check searches under; empty means the evaluator's objective, unconstrained.
+    """
 
     n_trials = 30
+    objectives: tuple[str, ...] = ()
+    constraints: tuple[str, ...] = ()
 
     @pytest.fixture
     def strategy_cls(self) -> type[Strategy]:
@@ -214,12 +225,40 @@ class StrategyConformance:
     def evaluator(self, space: SearchSpace) -> Evaluator:
         return ToyEvaluator(space)
 
+    def _goal(self, evaluator: Evaluator) -> SearchGoal:
+        return SearchGoal.of(list(self.objectives) or [evaluator.objective], self.constraints)
+
+    def _spec(
+        self, strategy_cls: type[Strategy], evaluator: Evaluator, space: SearchSpace, opts, trials: int
+    ):
+        return ExperimentSpec(
+            space=space.name,
+            strategy=strategy_cls.name,
+            evaluator=evaluator.name,
+            budget=Budget(trials=trials),
+            strategy_options=opts,
+            objectives=self.objectives,
+            constraints=self.constraints,
+        )
+
     def _make(self, cls: type[Strategy], space: SearchSpace, evaluator: Evaluator, opts: dict, seed: int = 0):
-        return cls(space, objective=evaluator.objective, seed=seed, **opts)
+        return cls(space, objective=self._goal(evaluator), seed=seed, **opts)
 
     def test_identity(self, strategy_cls: type[Strategy]) -> None:
         assert isinstance(strategy_cls.name, str) and strategy_cls.name
         assert strategy_cls.requires <= KNOWN_CAPABILITIES
+        assert isinstance(strategy_cls.multi_objective, bool)
+
+    def test_refuses_several_objectives_unless_multi_objective(
+        self, strategy_cls, strategy_options, space, evaluator
+    ) -> None:
+        """A single-objective strategy given two objectives must say so, not optimise the first."""
+        if strategy_cls.multi_objective:
+            return
+        other = Objective(evaluator.objective.name + "_other", higher_is_better=False)
+        goal = SearchGoal.of([evaluator.objective, other])
+        with pytest.raises(NasforgeError):
+            strategy_cls(space, objective=goal, seed=0, **strategy_options)
 
     def test_asks_valid_genotypes(self, strategy_cls, strategy_options, space, evaluator) -> None:
         strategy = self._make(strategy_cls, space, evaluator, strategy_options)
@@ -248,13 +287,7 @@ class StrategyConformance:
         checked above, that needs the strategy to go on the same way after being told
         results that went through the journal, and to take its options back from JSON.
         """
-        spec = ExperimentSpec(
-            space=space.name,
-            strategy=strategy_cls.name,
-            evaluator=evaluator.name,
-            budget=Budget(trials=self.n_trials),
-            strategy_options=strategy_options,
-        )
+        spec = self._spec(strategy_cls, evaluator, space, strategy_options, self.n_trials)
 
         def run(options: dict[str, Any], run_dir: Any) -> SearchOutcome:
             strategy = self._make(strategy_cls, space, evaluator, options)
@@ -268,22 +301,84 @@ class StrategyConformance:
         resumed = run(json.loads(json.dumps(strategy_options)), tmp_path / "cut")  # options as journaled
         assert [t.genotype for t in resumed.history] == [t.genotype for t in full.history]
         assert resumed.best == full.best
+        assert [(t.index, t.genotype, t.result) for t in resumed.front] == [
+            (t.index, t.genotype, t.result) for t in full.front
+        ], "a resumed multi-objective run has the same front"
         trials = JournalReader.of_run(tmp_path / "cut").trials
         assert [t.index for t in trials] == list(range(len(full.history))), "no trial lost or repeated"
 
     def test_runs_in_experiment(self, strategy_cls, strategy_options, space, evaluator, tmp_path) -> None:
-        spec = ExperimentSpec(
-            space=space.name,
-            strategy=strategy_cls.name,
-            evaluator=evaluator.name,
-            budget=Budget(trials=12),
-            strategy_options=strategy_options,
-        )
+        spec = self._spec(strategy_cls, evaluator, space, strategy_options, 12)
         strategy = self._make(strategy_cls, space, evaluator, strategy_options)
         exp = Experiment(space, strategy, evaluator, spec, run_dir=tmp_path, progress=False)
         outcome = exp.run()
         assert 1 <= len(outcome.history) <= 12
         space.validate(outcome.best)
+
+
+class MultiObjectiveStrategyConformance(StrategyConformance):
+    """For strategies with ``multi_objective = True``: every check of
+    :class:`StrategyConformance` under two objectives (the toy evaluator's ``score:max`` and
+    ``size:min``; set ``objectives`` for other evaluators), plus the front a run returns."""
+
+    objectives: tuple[str, ...] = ("score:max", "size:min")
+    #: A constraint that leaves some, not all, of the space feasible (for the toy evaluator).
+    front_constraint: str = "size<=4"
+
+    def _run(
+        self, strategy_cls, strategy_options, space, evaluator, run_dir, constraints=()
+    ) -> SearchOutcome:
+        goal = SearchGoal.of(list(self.objectives), constraints)
+        spec = attrs.evolve(
+            self._spec(strategy_cls, evaluator, space, strategy_options, self.n_trials),
+            constraints=constraints,
+        )
+        strategy = strategy_cls(space, objective=goal, seed=0, **strategy_options)
+        return Experiment(space, strategy, evaluator, spec, run_dir=run_dir, progress=False).run()
+
+    def _check_front(self, outcome: SearchOutcome, goal: SearchGoal) -> None:
+        front = outcome.front
+        assert front, "a run of several objectives returns a non-empty Pareto front"
+        assert outcome.members == tuple(t.genotype for t in front)
+        assert outcome.best == front[0].genotype, "best is the front's first member"
+        assert len({t.genotype for t in front}) == len(front), "each genotype once"
+        feasible = [t for t in outcome.history if goal.feasible(t.result)]
+        for member in front:
+            assert goal.feasible(member.result), "an infeasible result is never on the front"
+            for other in feasible:
+                assert not dominates(goal.vector(other.result), goal.vector(member.result), goal.maximize)
+        on_front = {t.genotype for t in front}
+        for t in feasible:  # brute force: whatever nothing dominates is on the front
+            if not any(
+                dominates(goal.vector(o.result), goal.vector(t.result), goal.maximize) for o in feasible
+            ):
+                assert t.genotype in on_front
+
+    def test_identity(self, strategy_cls: type[Strategy]) -> None:
+        super().test_identity(strategy_cls)
+        assert strategy_cls.multi_objective is True
+
+    def test_returns_the_pareto_front(
+        self, strategy_cls, strategy_options, space, evaluator, tmp_path
+    ) -> None:
+        outcome = self._run(strategy_cls, strategy_options, space, evaluator, tmp_path)
+        self._check_front(outcome, SearchGoal.of(list(self.objectives)))
+
+    def test_front_obeys_constraints(
+        self, strategy_cls, strategy_options, space, evaluator, tmp_path
+    ) -> None:
+        constraints = (self.front_constraint,)
+        outcome = self._run(strategy_cls, strategy_options, space, evaluator, tmp_path, constraints)
+        goal = SearchGoal.of(list(self.objectives), constraints)
+        self._check_front(outcome, goal)
+        for c in goal.constraints:
+            assert all(c.satisfied(t.result) for t in outcome.front)
+
+    def test_takes_a_single_objective(self, strategy_cls, strategy_options, space, evaluator) -> None:
+        """One objective is a front of one point's worth: a multi-objective strategy still runs."""
+        strategy = strategy_cls(space, objective=evaluator.objective, seed=0, **strategy_options)
+        for g in _drive(strategy, evaluator, self.n_trials):
+            space.validate(g)
 
 
 class EvaluatorConformance:

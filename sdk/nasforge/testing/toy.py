@@ -99,7 +99,12 @@ _VALUE = {"linear": 1.0, "relu_linear": 2.0, "skip": 0.0}
 
 
 class ToyEvaluator(Evaluator):
-    """A deterministic synthetic objective over the toy space (optimum: 'relu_linear-skip-...')."""
+    """A deterministic synthetic objective over the toy space (optimum: 'relu_linear-skip-...').
+
+    Results also carry ``size`` (0 for skip, 1 for linear, 2 for relu_linear, summed;
+    smaller is better), which ``score`` rises with: a real trade-off, so multi-objective
+    strategies and the conformance kit have a Pareto front to find.
+    """
 
     name = "toy"
     simulated = True
@@ -109,9 +114,13 @@ class ToyEvaluator(Evaluator):
     def objective(self) -> Objective:
         return Objective("score", higher_is_better=True)
 
+    @property
+    def objectives(self) -> dict[str, Objective]:
+        return {"score": self.objective, "size": Objective("size", higher_is_better=False)}
+
     def evaluate(self, g: Genotype) -> Result:
         self.space.validate(g)
         v = [_VALUE[str(c)] for c in g.choices]
         # rewards alternating depth: a mild interaction so greedy moves are not enough
         score = sum(v) + 1.5 * sum(1 for a, b in itertools.pairwise(v) if (a == 0) != (b == 0))
-        return Result(objectives={"score": score}, cost=1.0 + sum(v))
+        return Result(objectives={"score": score, "size": sum(v)}, cost=1.0 + sum(v))

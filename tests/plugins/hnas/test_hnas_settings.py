@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import random
 
 import pytest
@@ -123,15 +124,20 @@ def test_the_registry_path_takes_flat_options_only() -> None:
         construct("strategy", Hnas, {"settings": {"steps": 3}}, space, objective=objective, seed=0)
 
 
-def test_an_old_ntk_trace_option_selects_the_zerocost_metric_of_the_same_value() -> None:
-    """HNAS's own metric was renamed m_trace; ``metric="ntk_trace"`` (old journals) now
-    names the zerocost plugin's NTK trace, which under the default kernel settings is the
-    same number, so such a run still resumes (README: "metric was renamed")."""
+def test_the_zerocost_ntk_traces_serve_as_m() -> None:
+    """HNAS's own metric is m_trace, on the pool's kernel settings. The zerocost plugin's
+    ``ntk_trace_per_sample`` is the same number under the default settings; its
+    ``ntk_trace`` (which an old journal's ``metric="ntk_trace"`` names) is the HNAS code's
+    kernel since issue 11, a different number under its own cache key, so such a pool is
+    rescored rather than served stale."""
     space = ToySpace()
     own = PoolSettings(batch_size=8, input_shape=(8,), num_classes=3)
+    per_sample = PoolSettings(metric="ntk_trace_per_sample", batch_size=8, input_shape=(8,), num_classes=3)
     old = PoolSettings(metric="ntk_trace", batch_size=8, input_shape=(8,), num_classes=3)
     g = space.sample(random.Random(0))
-    ours, theirs = PoolScorer(space, own).score(g), PoolScorer(space, old).score(g)
-    assert theirs.metric == pytest.approx(ours.metric, rel=1e-6)
-    assert theirs.kappa == ours.kappa
-    assert PoolScorer(space, own).key != PoolScorer(space, old).key
+    ours, same = PoolScorer(space, own).score(g), PoolScorer(space, per_sample).score(g)
+    assert same.metric == pytest.approx(ours.metric, rel=1e-6)
+    assert same.kappa == ours.kappa
+    keys = {PoolScorer(space, s).key for s in (own, per_sample, old)}
+    assert len(keys) == 3
+    assert math.isfinite(PoolScorer(space, old).score(g).metric)

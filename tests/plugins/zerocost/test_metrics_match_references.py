@@ -32,7 +32,7 @@ def test_gradient_metrics(arch: str) -> None:
     assert score("grad_norm", arch) == pytest.approx(gn, rel=1e-5)
     assert score("snip", arch) == pytest.approx(sn, rel=1e-5)
     assert score("grasp", arch) == pytest.approx(H.ref_grasp(H.tiny_net(arch), x, y), rel=1e-4, abs=1e-6)
-    assert score("fisher", arch) == pytest.approx(H.ref_fisher(H.tiny_net(arch), x, y), rel=1e-5)
+    assert score("fisher_channel", arch) == pytest.approx(H.ref_fisher(H.tiny_net(arch), x, y), rel=1e-5)
 
 
 @pytest.mark.parametrize("arch", ARCHS)
@@ -46,7 +46,7 @@ def test_synflow_jacob_cov_naswot(arch: str) -> None:
 
 
 def test_ntk_family_and_knas() -> None:
-    """Against an explicit per-sample loop; float64 so KNAS's cancellation-prone mean
+    """The per-sample kernel against an explicit per-sample loop; float64 so KNAS's cancellation-prone mean
     (‖mean g‖² is far smaller than mean ‖g‖²) is compared exactly, not to float32 noise."""
     arch = ARCHS[0]
     model = H.tiny_net(arch).double()
@@ -68,9 +68,11 @@ def test_ntk_family_and_knas() -> None:
     def score64(name: str, **kwargs: str) -> float:
         return BY_NAME[name](**kwargs).score(model, (x, y), ctx=CTX)
 
-    assert score64("ntk_trace") == pytest.approx(math.sqrt(float(theta.trace()) / len(x)), rel=1e-9)
+    # the per-sample kernel (the paper presets have their own tests, test_paper_presets.py)
+    m_trace = math.sqrt(float(theta.trace()) / len(x))
+    assert score64("ntk_trace_per_sample") == pytest.approx(m_trace, rel=1e-9)
     assert score64("ntk_lambda_min") == pytest.approx(float(eig[0]), rel=1e-8)
-    assert score64("ntk_cond") == pytest.approx(float(eig[-1] / eig[0]), rel=1e-8)
+    assert score64("ntk_cond_per_sample") == pytest.approx(float(eig[-1] / eig[0]), rel=1e-8)
     mean_grad = torch.stack(loss_rows).mean(0)
     assert score64("knas") == pytest.approx(float(mean_grad @ mean_grad), rel=1e-9)
     thesis = math.sqrt(abs(float(theta.sum()))) / len(x)

@@ -36,7 +36,9 @@ def test_one_main_pass_and_one_kernel_for_all() -> None:
         assert math.isfinite(m.score_shared(passes))
     assert passes.main_passes == 1
     kernels = [k for k in passes._memo if k[0] == "kernel"]
-    assert len(kernels) == 2  # the NTK (trace, cond, lambda_min) and KNAS's loss Gram
+    # the per-sample NTK (lambda_min and the *_per_sample metrics) with KNAS's loss Gram in
+    # one joint pass; TE-NAS's (ntk_cond) and the HNAS code's (ntk_trace) kernels
+    assert len(kernels) == 4
 
 
 def test_all_none_cell_is_flagged_not_raised() -> None:
@@ -96,8 +98,9 @@ def test_ensemble_is_a_population_rank() -> None:
 
 def test_variants_get_their_own_labels() -> None:
     assert BY_NAME["ntk_trace"]().cache_key() == "ntk_trace"
-    assert BY_NAME["ntk_trace"](output="target").cache_key() == "ntk_trace[target,sample,all]"
-    assert BY_NAME["ntk_trace"](method="jvp").cache_key() == "ntk_trace"
+    assert BY_NAME["ntk_trace"](output="sum").cache_key() == "ntk_trace[sum,decomposed,layers]"
+    assert BY_NAME["ntk_lambda_min"](output="target").cache_key() == "ntk_lambda_min[target,sample,all]"
+    assert BY_NAME["ntk_lambda_min"](method="jvp").cache_key() == "ntk_lambda_min"
     assert BY_NAME["knas"](variant="thesis").cache_key().startswith("knas[thesis")
     with pytest.raises(ValueError):
         BY_NAME["knas"](variant="nope")
@@ -107,12 +110,15 @@ def test_unshareable_kernel_variants_still_score() -> None:
     """A jvp-method or coupled-BN NTK cannot join the joint per-sample pass; it must
     still be computed (alone) and agree with the default kernel where it should."""
     metrics = [
-        BY_NAME["ntk_trace"](),
-        BY_NAME["ntk_trace"](method="jvp"),
-        BY_NAME["ntk_cond"](bn="batch"),
+        BY_NAME["ntk_trace_per_sample"](),
+        BY_NAME["ntk_trace_per_sample"](method="jvp"),
+        BY_NAME["ntk_cond_per_sample"](bn="batch"),
+        BY_NAME["ntk_cond"](method="jvp"),
         BY_NAME["knas"](),
     ]
     out = score_model(H.tiny_net(GOOD), H.batch(), metrics, ctx=CTX)
     assert all(s.ok for s in out.values()), out
     # jvp changes the cost, not the number, so both land in one column
-    assert list(out) == ["ntk_trace", "ntk_cond[sum,batch,all]", "knas"]
+    assert list(out) == ["ntk_trace_per_sample", "ntk_cond_per_sample[sum,batch,all]", "ntk_cond", "knas"]
+    exact = score_model(H.tiny_net(GOOD), H.batch(), [BY_NAME["ntk_cond"]()], ctx=CTX)["ntk_cond"]
+    assert out["ntk_cond"].value == pytest.approx(exact.value, rel=1e-4)

@@ -1,0 +1,125 @@
+"""Every ``--json`` document names its schema, ``"nasforge.<command>/<version>"`` (issue 10),
+and every command that has ``--json`` is documented in ``docs/json-output.md``."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import typer
+
+from nasforge.cli import app
+from nasforge.cli.output import SCHEMA_FIELD, json_document, schema_name, set_running_command
+from nasforge.cli.plugin_commands import mount_plugin_commands
+from nasforge.registry import get_registry
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "json-output.md"
+LISTINGS = ("plugins", "spaces", "metrics", "strategies", "evaluators", "datasets")
+SMALL = ["--build-option", "C=4", "--build-option", "N=1", "--batch-size", "8", "-q"]
+#: The commands whose documents the tests below check.
+CHECKED = {
+    *LISTINGS,
+    "search",
+    "resume",
+    "export",
+    "inspect",
+    "score",
+    "correlate",
+    "hnas",
+    "darts-compare",
+}
+
+
+def json_commands() -> set[str]:
+    """Every command of the CLI (plugin commands mounted) that takes ``--json``."""
+    mount_plugin_commands(app, get_registry())
+    group = typer.main.get_command(app)
+    return {
+        name
+        for name, command in group.commands.items()  # type: ignore[attr-defined]
+        if any("--json" in p.opts for p in command.params)
+    }
+
+
+def documented_commands() -> set[str]:
+    return set(re.findall(r"^### `nasforge ([a-z-]+)`", DOC.read_text(encoding="utf-8"), flags=re.MULTILINE))
+
+
+def test_every_json_command_is_checked_and_documented() -> None:
+    commands = json_commands()
+    assert commands == CHECKED, "a command gained or lost --json: check it here and document it"
+    assert documented_commands() == commands
+
+
+def test_the_schema_field_is_added_in_one_place() -> None:
+    assert schema_name("search") == "nasforge.search/1"
+    assert json_document({"a": 1}, command="x") == {SCHEMA_FIELD: "nasforge.x/1", "a": 1}
+    assert json_document([1, 2], command="x", version=2) == {SCHEMA_FIELD: "nasforge.x/2", "items": [1, 2]}
+    with pytest.raises(ValueError, match="own 'schema'"):
+        json_document({SCHEMA_FIELD: "mine"}, command="x")
+    set_running_command(None)  # as after an invocation (a Typer test runner may leave one set)
+    with pytest.raises(ValueError, match="needs command="):
+        json_document({"a": 1})  # outside a command nothing names it
+
+
+def _schema(document: object, command: str) -> dict:
+    assert isinstance(document, dict) and document[SCHEMA_FIELD] == f"nasforge.{command}/1", document
+    return document
+
+
+@pytest.mark.parametrize("command", LISTINGS)
+def test_listings(cli, command: str) -> None:
+    assert _schema(cli(command, "--json", ok=True).json(), command)["items"]
+
+
+def test_search_resume_export_inspect(cli, tmp_path) -> None:
+    run = tmp_path / "run"
+    argv = ["search", "--space", "toy", "--evaluator", "toy", "--strategy", "random", "--budget-trials", "5"]
+    searched = _schema(cli(*argv, "-q", "--json", "--run-dir", run, ok=True).json(), "search")
+    assert searched["trials"] == 5
+    resumed = _schema(cli("resume", run, "-q", "--json", ok=True).json(), "resume")
+    assert resumed["best"] == searched["best"]
+    exported = _schema(
+        cli("export", run, "--out", tmp_path / "x", "--no-onnx", "--json", ok=True).json(), "export"
+    )
+    _schema(cli("inspect", run, "--json", ok=True).json(), "inspect")
+    assert (
+        _schema(cli("inspect", exported["genotype"], "--json", ok=True).json(), "inspect")["kind"]
+        == "genotype"
+    )
+
+
+def test_score_and_correlate(cli) -> None:
+    scored = cli(
+        "score", "--space", "nb201", "--sample", "2", "-m", "params", *SMALL, "--no-cache", "--json", ok=True
+    )
+    assert len(_schema(scored.json(), "score")["rows"]) == 2
+    correlated = cli(
+        "correlate", "--space", "nb201", "-m", "params", "--sample", "6", *SMALL, "--no-cache", "--json"
+    )
+    assert _schema(correlated.json(), "correlate")["sample"] == 6
+
+
+def test_hnas(cli, tmp_path) -> None:
+    argv = ["hnas", "--evaluator", "nb201-table", "--dataset", "cifar10", "--steps", "2", "--no-onnx"]
+    argv += ["--build-option", "C=4", "--build-option", "N=1", "-q", "--json", "--out", tmp_path / "x"]
+    argv += [
+        "--run-dir",
+        tmp_path / "run",
+        "-o",
+        "pool_size=6",
+        "-o",
+        "input_shape=[3,8,8]",
+        "-o",
+        "batch_size=8",
+    ]
+    assert _schema(cli(*argv, ok=True).json(), "hnas")["trials"] == 2
+
+
+def test_darts_compare_prints_and_writes_the_schema(cli, tmp_path) -> None:
+    argv = ["darts-compare", "--seeds", "0", "--epochs", "1", "--C", "2", "--table-dataset", "cifar10"]
+    argv += ["-o", "max_batches=1", "--json", "--json-file", tmp_path / "rows.json"]
+    printed = _schema(cli(*argv, ok=True).json(), "darts-compare")
+    assert json.loads((tmp_path / "rows.json").read_text()) == printed
