@@ -18,8 +18,9 @@ Settings (stated, none tuned to a target):
   with 50 epochs at 3e-3 (the earlier README rows) skip has not yet overtaken.
 - Derived cells are read in the benchmark table (200-epoch test accuracy, %).
 
-Runs are appended to ``--results`` (JSON lines) and skipped when already there, so the
-seeds can run in separate invocations; the table is printed from the file. Each row also
+Runs are appended to ``--results`` (JSON lines) and skipped when already there with the
+same settings and the same code (``benchmarks/records.py``; ``--recompute`` ignores earlier
+records), so the seeds can run in separate invocations; the table is printed from the file. Each row also
 keeps the skip share of the cell derived after every epoch (the skip trajectory).
 
     python benchmarks/darts_skip_nb201.py                    # ~15 min on one thread
@@ -36,8 +37,8 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from records import RecordFile, code_version
 
-from nasforge.atomic_files import atomic_write_text
 from nasforge.genotype import Genotype
 from nasforge.registry import get_registry
 from nasforge_darts.table_compare import TABLE_DATASETS, compare_on_table, table_accuracy
@@ -61,32 +62,31 @@ def settings(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def load(path: Path) -> list[dict[str, Any]]:
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+#: The packages whose code computes the numbers (their digest keys the records).
+CODE = ("nasforge", "nasforge_darts", "nasforge_nb201")
 
 
-def run(args: argparse.Namespace) -> list[dict[str, Any]]:
+def run_settings(common: dict[str, Any], label: str, seed: int) -> dict[str, Any]:
+    name, options = STRATEGIES[label]
+    return {**common, "label": label, "strategy": name, "options": options, "seed": seed}
+
+
+def run(args: argparse.Namespace, file: RecordFile) -> list[dict[str, Any]]:
     common = settings(args)
-    done = load(args.results)
-    have = {(r["strategy"], r["seed"]) for r in done if r["settings"] == common}
-    for label, (name, options) in STRATEGIES.items():
-        for seed in args.seeds:
-            if (label, seed) in have:
-                continue
-            (row,) = compare_on_table(seeds=(seed,), strategies=((name, options),), common=common)
-            record = {**row.to_json(), "settings": common}
-            args.results.parent.mkdir(parents=True, exist_ok=True)
-            earlier = args.results.read_text() if args.results.exists() else ""
-            # Rewritten whole and renamed: a kill mid-write never leaves a torn last line.
-            atomic_write_text(args.results, earlier + json.dumps(record) + "\n")
-            print(
-                f"{label} seed {seed}: skip share {row.skip_share:.2f}, "
-                f"cifar10 {row.accuracy['cifar10']:.2f}, {row.seconds:.0f} s, {row.genotype}",
-                flush=True,
-            )
-    return [r for r in load(args.results) if r["settings"] == common and r["seed"] in args.seeds]
+    wanted = [run_settings(common, label, seed) for label in STRATEGIES for seed in args.seeds]
+    for key in wanted:
+        if args.report_only or file.has(key):
+            continue
+        (row,) = compare_on_table(
+            seeds=(key["seed"],), strategies=((key["strategy"], key["options"]),), common=common
+        )
+        file.append(key, {**row.to_json(), "common": common})
+        print(
+            f"{key['label']} seed {key['seed']}: skip share {row.skip_share:.2f}, "
+            f"cifar10 {row.accuracy['cifar10']:.2f}, {row.seconds:.0f} s, {row.genotype}",
+            flush=True,
+        )
+    return file.records(wanted)
 
 
 def mean_std(values: list[float]) -> str:
@@ -143,13 +143,10 @@ def main() -> None:
     parser.add_argument("--N", type=int, default=1)
     parser.add_argument("--results", type=Path, default=Path("runs/darts_skip_nb201.jsonl"))
     parser.add_argument("--report-only", action="store_true", help="Print from --results; run nothing.")
+    parser.add_argument("--recompute", action="store_true", help="Ignore earlier records; run all.")
     args = parser.parse_args()
     torch.set_num_threads(1)
-    if args.report_only:
-        common = settings(args)
-        rows = [r for r in load(args.results) if r["settings"] == common and r["seed"] in args.seeds]
-    else:
-        rows = run(args)
+    rows = run(args, RecordFile(args.results, code_version(*CODE), recompute=args.recompute))
     report(rows, args)
 
 

@@ -21,8 +21,11 @@ Settings (all stated, none tuned to a target):
   reported). Figures recorded before the table had a validation column observed test.
 - Random search: the registered ``random`` strategy with the same 20 table queries.
 
-Runs are appended to ``--results`` (JSON lines) and skipped when already there, so the
-methods can run in separate invocations; the table is printed from the file.
+Runs are appended to ``--results`` (JSON lines) and skipped when already there with the
+same settings and the same code (``benchmarks/records.py``: a digest of the sources of
+the packages that compute each method's numbers), so the methods can run in separate
+invocations and a code change re-runs what it affects; ``--recompute`` ignores earlier
+records. The table is printed from the file.
 
     python benchmarks/nasi_hnas_nb201.py --seeds 5
 """
@@ -39,9 +42,9 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from records import RecordFile, code_version
 
 from nasforge import api
-from nasforge.atomic_files import atomic_write_text
 from nasforge.budget import Budget
 from nasforge.experiment import Experiment
 from nasforge.spec import ExperimentSpec
@@ -147,18 +150,31 @@ def run_random(seed: int, dataset: str) -> dict[str, Any]:
     }
 
 
-def load(path: Path) -> list[dict[str, Any]]:
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+#: The packages whose code computes each method's numbers (their digest keys its records).
+CODE = {
+    "nasi": ("nasforge", "nasforge_nasi", "nasforge_nb201"),
+    "hnas": ("nasforge", "nasforge_hnas", "nasforge_nb201"),
+    "random": ("nasforge", "nasforge_search", "nasforge_nb201"),
+}
 
 
-def append(path: Path, record: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    earlier = path.read_text() if path.exists() else ""
-    # Rewritten whole and renamed: a kill mid-write never leaves a torn last line.
-    atomic_write_text(path, earlier + json.dumps(record) + "\n")
-    print(json.dumps(record), flush=True)
+def settings_of(method: str, seed: int, dataset: str | None = None, pool_size: int = 500) -> dict[str, Any]:
+    """Everything a run's numbers depend on besides the code (the record's key)."""
+    if method == "nasi":
+        return {"method": method, "seed": seed, "input": list(INPUT), "build": BUILD, "options": NASI_OPTIONS}
+    if method == "hnas":
+        options = {k: v for k, v in hnas_options("", pool_size).items() if k != "cache"}
+        return {"method": method, "seed": seed, "dataset": dataset, "options": options}
+    return {"method": method, "seed": seed, "dataset": dataset, "queries": HNAS_STEPS}
+
+
+def run_and_record(files: dict[str, RecordFile], settings: dict[str, Any], run: Any, *args: Any) -> None:
+    """Run one method unless the current code already recorded it with these settings."""
+    file = files[settings["method"]]
+    if file.has(settings):
+        return
+    record = file.append(settings, run(*args))
+    print(json.dumps({k: v for k, v in record.items() if k != "settings"}), flush=True)
 
 
 def _stat(values: list[float]) -> str:
@@ -254,27 +270,30 @@ def main() -> None:
     parser.add_argument("--cache", default="runs/hnas-pool-cache-n5.jsonl")
     parser.add_argument("--pool-size", type=int, default=500, help="HNAS pool (random draws per seed)")
     parser.add_argument("--report-only", action="store_true", help="print the table from --results")
+    parser.add_argument(
+        "--recompute", action="store_true", help="ignore earlier records: run everything again"
+    )
     args = parser.parse_args()
     torch.set_num_threads(1)
     seeds = list(range(args.seeds))
     methods = set(args.methods.split(","))
-    done = load(args.results)
-    have = {(r["method"], r["seed"], r.get("dataset"), r.get("pool_size", 500)) for r in done}
+    files = {m: RecordFile(args.results, code_version(*p), recompute=args.recompute) for m, p in CODE.items()}
     if not args.report_only:
         PoolCache(args.cache)  # fail early on an unreadable cache path
         for seed in seeds:
-            if "nasi" in methods and ("nasi", seed, None, 500) not in have:
-                append(args.results, run_nasi(seed))
+            if "nasi" in methods:
+                run_and_record(files, settings_of("nasi", seed), run_nasi, seed)
             for d in DATASETS:
-                if "hnas" in methods and ("hnas", seed, d, args.pool_size) not in have:
-                    append(args.results, run_hnas(seed, d, args.cache, args.pool_size))
-                if "random" in methods and ("random", seed, d, 500) not in have:
-                    append(args.results, run_random(seed, d))
+                if "hnas" in methods:
+                    hnas = settings_of("hnas", seed, d, args.pool_size)
+                    run_and_record(files, hnas, run_hnas, seed, d, args.cache, args.pool_size)
+                if "random" in methods:
+                    run_and_record(files, settings_of("random", seed, d), run_random, seed, d)
         for seed in range(args.random_seeds) if "random" in methods else ():
             for d in DATASETS:
-                if ("random", seed, d, 500) not in have and seed not in seeds:
-                    append(args.results, run_random(seed, d))
-    report(load(args.results), seeds, args.random_seeds)
+                if seed not in seeds:
+                    run_and_record(files, settings_of("random", seed, d), run_random, seed, d)
+    report([r for f in files.values() for r in f.records()], seeds, args.random_seeds)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,116 @@
+"""The ``act-mlp`` networks: input adapter, hidden layers, linear head.
+
+The stand-alone network and the supernet share this skeleton and its parameter names
+(``adapter``, ``linears.<l>``, ``head``), so a derived architecture inherits the
+supernet's weights with a plain ``load_state_dict`` and trains in the network it was
+searched in.
+
+The adapter is why one space serves images and vectors without a per-dataset option:
+image batches ``(N, C, H, W)`` are average-pooled to ``pool x pool`` (an identity for
+digits' 8x8 images at the default ``pool=8``) and flattened; flat batches
+``(N, D)`` need ``in_features=D``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from nasforge.option_types import OptionError
+from nasforge_simplex.activations import DEFAULT_NEGATIVE_SLOPE, make_activation
+
+#: Largest width or pooled size accepted: beyond it a typo, not a network.
+MAX_SIZE = 1 << 16
+
+
+class InputAdapter(nn.Module):
+    """Images pooled to ``pool x pool`` and flattened; vectors passed through."""
+
+    def __init__(self, pool: int) -> None:
+        super().__init__()
+        self.pool = pool
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if x.dim() == 4:  # an identity for pool x pool images (no shape test: exports trace it)
+            x = F.adaptive_avg_pool2d(x, self.pool)
+        return x.flatten(1)
+
+
+def check_sizes(*, width: int, num_classes: int, in_channels: int, in_features: int | None, pool: int) -> int:
+    """The number of input features, or an OptionError naming the bad size."""
+    for name, value in (
+        ("width", width),
+        ("num_classes", num_classes),
+        ("in_channels", in_channels),
+        ("pool", pool),
+    ):
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_SIZE:
+            raise OptionError(f"option '{name}' must be an integer in [1, {MAX_SIZE}], got {value!r}")
+    if in_features is None:
+        return in_channels * pool * pool
+    if (
+        isinstance(in_features, bool)
+        or not isinstance(in_features, int)
+        or not 1 <= in_features <= MAX_SIZE**2
+    ):
+        raise OptionError(f"option 'in_features' must be a positive integer, got {in_features!r}")
+    return in_features
+
+
+class Skeleton(nn.Module):
+    """Adapter, ``layers`` shared linear maps of width ``width``, linear head."""
+
+    def __init__(
+        self,
+        layers: int,
+        *,
+        width: int,
+        num_classes: int,
+        in_channels: int,
+        in_features: int | None,
+        pool: int,
+    ) -> None:
+        super().__init__()
+        features = check_sizes(
+            width=width, num_classes=num_classes, in_channels=in_channels, in_features=in_features, pool=pool
+        )
+        self.adapter = InputAdapter(pool)
+        self.linears = nn.ModuleList(
+            nn.Linear(features if layer == 0 else width, width) for layer in range(layers)
+        )
+        self.head = nn.Linear(width, num_classes)
+
+
+class ActMlpNetwork(Skeleton):
+    """The stand-alone network of one genotype: layer ``l`` applies activation ``ops[l]``."""
+
+    def __init__(
+        self,
+        ops: Sequence[str],
+        *,
+        width: int = 64,
+        num_classes: int = 10,
+        in_channels: int = 3,
+        in_features: int | None = None,
+        pool: int = 8,
+        negative_slope: float = DEFAULT_NEGATIVE_SLOPE,
+    ) -> None:
+        super().__init__(
+            len(ops),
+            width=width,
+            num_classes=num_classes,
+            in_channels=in_channels,
+            in_features=in_features,
+            pool=pool,
+        )
+        self.ops = tuple(ops)
+        self.acts = nn.ModuleList(make_activation(op, negative_slope=negative_slope) for op in self.ops)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = self.adapter(x)
+        for linear, act in zip(self.linears, self.acts, strict=True):
+            h = act(linear(h))
+        return self.head(h)
