@@ -27,14 +27,13 @@ import argparse
 import statistics
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from nasforge import api
 from nasforge.anytime import common_grid, quantile_band
-from nasforge.atomic_files import atomic_path
+from nasforge.plot_files import plot_format, save_figure
 from nasforge.result import SearchOutcome
 from nasforge_nb201.table import load_table, protocol_optimum
 
@@ -199,8 +198,7 @@ def plot(args: argparse.Namespace, results: dict[tuple[str, str], dict[str, Any]
         )
         ax.legend(fontsize=7, loc="lower right")
     fig.tight_layout()
-    with atomic_path(args.plot) as tmp:  # the temporary name hides the suffix: give the format
-        fig.savefig(tmp, dpi=120, format=Path(args.plot).suffix.lstrip(".") or "png")
+    save_figure(fig, args.plot, plot_format(args.plot))
     plt.close(fig)
     print(f"wrote {args.plot}")
 

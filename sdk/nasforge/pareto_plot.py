@@ -16,10 +16,9 @@ from pathlib import Path
 
 import attrs
 
-from nasforge.atomic_files import atomic_path
+from nasforge import plot_files
 from nasforge.errors import NasforgeError
 from nasforge.objectives import SearchGoal
-from nasforge.optional import require
 from nasforge.result import Trial
 
 
@@ -35,19 +34,8 @@ class Series:
 
 
 def plot_format(path: str | os.PathLike[str]) -> str:
-    """The image format ``path``'s suffix names (png when none); refused in one line when
-    no plot can go there, or matplotlib is missing: cheap, so a command checks it first."""
-    require("matplotlib", extra="plot", feature="Pareto front plots")
-    from matplotlib.backend_bases import FigureCanvasBase
-
-    out = Path(path)
-    suffix = out.suffix.lstrip(".").lower() or "png"
-    supported = FigureCanvasBase.get_supported_filetypes()
-    if suffix not in supported:
-        raise NasforgeError(f"cannot write a plot as '.{suffix}' (supported: {', '.join(sorted(supported))})")
-    if out.is_dir():
-        raise NasforgeError(f"cannot write the plot {out}: it is a directory")
-    return suffix
+    """:func:`nasforge.plot_files.plot_format` for this plot (its name in the message)."""
+    return plot_files.plot_format(path, feature="Pareto front plots")
 
 
 def _label(goal: SearchGoal, k: int) -> str:
@@ -128,13 +116,7 @@ def plot_front(
         ax.legend(fontsize=8)
         ax.grid(alpha=0.3)
         fig.tight_layout()
-        try:
-            out.parent.mkdir(parents=True, exist_ok=True)
-            # the temporary name ends in .part, so the format is given, not guessed
-            with atomic_path(out) as tmp:
-                fig.savefig(tmp, dpi=120, format=image_format)
-        except OSError as exc:
-            raise NasforgeError(f"cannot write the plot {out}: {exc.strerror or exc}") from exc
+        plot_files.save_figure(fig, out, image_format)
     finally:
         plt.close(fig)
     return out

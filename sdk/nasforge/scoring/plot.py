@@ -9,9 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from nasforge.atomic_files import atomic_path
-from nasforge.errors import NasforgeError
-from nasforge.optional import require
+from nasforge import plot_files
 from nasforge.scoring.correlate import CorrelationResult, MetricCorrelation
 
 
@@ -43,12 +41,7 @@ def plot_correlation(result: CorrelationResult, path: str | os.PathLike[str], *,
     fig.suptitle(f"{result.space}: {len(targets)} architectures (seed {result.seed})", fontsize=9)
     fig.tight_layout()
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        # The temporary name ends in .part, so the format must be given, not guessed.
-        with atomic_path(out) as tmp:
-            fig.savefig(tmp, dpi=120, format=image_format)
-    except OSError as exc:
-        raise NasforgeError(f"cannot write the plot {out}: {exc.strerror or exc}") from exc
+        plot_files.save_figure(fig, out, image_format)
     finally:
         plt.close(fig)
     return out
@@ -108,20 +101,5 @@ def axis_label(objective: str) -> str:
 
 
 def plot_format(path: str | os.PathLike[str]) -> str:
-    """The image format ``path``'s suffix names (png when none); a path no plot can go to is refused.
-
-    Cheap and free of side effects, so a command can call it before hours of scoring: a
-    typo in the suffix (``.pgn``), a missing matplotlib or a directory given for a file
-    should cost one line, not the work done before the plot.
-    """
-    require("matplotlib", extra="plot", feature="correlation plots")
-    from matplotlib.backend_bases import FigureCanvasBase
-
-    out = Path(path)
-    suffix = out.suffix.lstrip(".").lower() or "png"
-    supported = FigureCanvasBase.get_supported_filetypes()
-    if suffix not in supported:
-        raise NasforgeError(f"cannot write a plot as '.{suffix}' (supported: {', '.join(sorted(supported))})")
-    if out.is_dir():
-        raise NasforgeError(f"cannot write the plot {out}: it is a directory")
-    return suffix
+    """:func:`nasforge.plot_files.plot_format` for this plot (its name in the message)."""
+    return plot_files.plot_format(path, feature="correlation plots")
