@@ -1,0 +1,49 @@
+"""Eigen-NAS (seed 000; Zhu, Liu, Chrysos, Cevher, NeurIPS 2022): activation/skip search, NTK eigenvalues.
+
+- :class:`MLPResSpace` (space ``mlp-res``): Eq. (1)'s MLP with per-layer activations from
+  {relu, leaky_relu, sigmoid, tanh, swish} and per-layer identity skips; build, supernet
+  (DARTS, PR-DARTS and NASI search it), enumerate.
+- The kernels: :func:`analytic_ntk` (infinite-width NTK, Lemma 1 as printed or corrected),
+  :func:`ntk_diagonal` (its data-free diagonal, the near-free score).
+- The bounds: :func:`theorem1`, :func:`theorem2` with Table 1's constants
+  (:mod:`nasforge_eigennas.constants`).
+- Metrics ``eigennas_trace`` (the paper's trace proxy) and ``eigennas_ntk_diag``.
+- :class:`EigenNas` (strategy ``eigennas``): score a pool, evaluate the top-k, keep the best.
+"""
+
+from nasforge_eigennas.activations import ACTIVATIONS, ActivationSet
+from nasforge_eigennas.bounds import Bounds, theorem1, theorem2
+from nasforge_eigennas.constants import beta1, beta2, beta3, hermite_coefficient, mu1, variance_bound
+from nasforge_eigennas.kernel_recursion import analytic_ntk, ntk_diagonal
+from nasforge_eigennas.metrics import EigenNasTrace, InfiniteWidthTrace
+from nasforge_eigennas.network import MLPNetwork
+from nasforge_eigennas.pool import draw_candidates, score_candidates
+from nasforge_eigennas.settings import ScoreSettings
+from nasforge_eigennas.space import MLPResSpace
+from nasforge_eigennas.strategy import EigenNas
+from nasforge_eigennas.supernet import MLPSupernet
+
+__all__ = [
+    "ACTIVATIONS",
+    "ActivationSet",
+    "Bounds",
+    "EigenNas",
+    "EigenNasTrace",
+    "InfiniteWidthTrace",
+    "MLPNetwork",
+    "MLPResSpace",
+    "MLPSupernet",
+    "ScoreSettings",
+    "analytic_ntk",
+    "beta1",
+    "beta2",
+    "beta3",
+    "draw_candidates",
+    "hermite_coefficient",
+    "mu1",
+    "ntk_diagonal",
+    "score_candidates",
+    "theorem1",
+    "theorem2",
+    "variance_bound",
+]

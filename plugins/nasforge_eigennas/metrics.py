@@ -1,0 +1,89 @@
+"""Eigen-NAS's scores as registered metrics: the empirical trace proxy and the infinite-width one.
+
+``eigennas_trace`` is the paper's score (§5.2): λ_min(K) ≤ tr(K)/N, an O(N) upper-bound proxy
+of the smallest NTK eigenvalue, on the KNAS pipeline the paper follows, i.e. the Gram
+matrix of per-sample cross-entropy gradients, each sample forwarded alone in train mode,
+every parameter (research note §6.B, §9.11). It asks the core's shared-pass scorer for the
+very kernel KNAS's MGM reads, so scoring both costs one Jacobian. ``output="sum"`` takes
+the NTK proper (Σ of logits) instead, label-free. It is divided by N so that batches of
+different sizes give comparable numbers (the ranking does not change).
+
+``eigennas_ntk_diag`` is the same score at infinite width, K_ii from the corrected kernel
+recursion: data-free and near-free (a few one-dimensional integrals), defined for the
+networks of this plugin's ``mlp-res`` space (NaN for any other network, which ranks last).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import ClassVar
+
+from nasforge.backends import OUTPUTS, KernelSpec
+from nasforge.metric import MetricInfo
+from nasforge.scoring import SharedPasses, SharedPassMetric
+from nasforge_eigennas.kernel_recursion import VARIANTS, ntk_diagonal
+from nasforge_eigennas.network import MLPNetwork
+
+#: The kernel of the paper's score (and of KNAS's MGM): per-sample loss gradients, all parameters.
+TRACE_SPEC = KernelSpec(output="loss", bn="sample", params="all")
+
+
+class EigenNasTrace(SharedPassMetric):
+    """tr(K)/N of the per-sample loss-gradient Gram (Eigen-NAS, seed 000 §5.2); larger is better."""
+
+    info: ClassVar[MetricInfo] = MetricInfo(
+        name="eigennas_trace",
+        needs_labels=True,
+        log_scale=True,
+        sign="nonnegative",
+        description="trace/N of the per-sample loss-gradient Gram, samples alone (Eigen-NAS score)",
+        version="1",
+    )
+
+    def __init__(self, output: str = "loss") -> None:
+        """``output``: "loss" (the paper's pipeline) or an NTK output ("sum": Σ logits, label-free)."""
+        if output not in OUTPUTS:
+            raise ValueError(f"eigennas_trace output must be one of {OUTPUTS}, got {output!r}")
+        self.spec = KernelSpec(output=output, bn=TRACE_SPEC.bn, params=TRACE_SPEC.params)
+
+    @property
+    def variant(self) -> str:
+        return "" if self.spec.output == TRACE_SPEC.output else f"output={self.spec.output}"
+
+    @property
+    def kernel_specs(self) -> frozenset[KernelSpec]:
+        return frozenset({self.spec})
+
+    def score_shared(self, passes: SharedPasses) -> float:
+        s = passes.spectrum(self.spec)
+        return s.trace / s.size if math.isfinite(s.trace) else math.nan
+
+
+class InfiniteWidthTrace(SharedPassMetric):
+    """K_ii of the infinite-width NTK of an ``mlp-res`` network (data-free); NaN for other networks."""
+
+    info: ClassVar[MetricInfo] = MetricInfo(
+        name="eigennas_ntk_diag",
+        needs_labels=False,
+        needs_data=False,
+        log_scale=True,
+        sign="nonnegative",
+        description="infinite-width NTK diagonal of an mlp-res network (corrected recursion)",
+        version="1",
+    )
+
+    def __init__(self, variant: str = "exact") -> None:
+        if variant not in VARIANTS:
+            raise ValueError(f"eigennas_ntk_diag variant must be one of {VARIANTS}, got {variant!r}")
+
+        self.recursion = variant
+
+    @property
+    def variant(self) -> str:
+        return "" if self.recursion == "exact" else self.recursion
+
+    def score_shared(self, passes: SharedPasses) -> float:
+        model = passes.model
+        if not isinstance(model, MLPNetwork):
+            return math.nan
+        return ntk_diagonal(model.activations, model.skips, variant=self.recursion, acts=model.acts)  # type: ignore[arg-type]

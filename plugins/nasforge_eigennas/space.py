@@ -1,0 +1,231 @@
+"""``mlp-res``: seed 000's search space, per-layer activations and per-layer skip switches.
+
+A depth-L network (Eq. 1) has L-1 hidden layers, each choosing σ_l from {relu, leaky_relu,
+sigmoid, tanh, swish}, and a skip α_{l-1} ∈ {0, 1} around each hidden layer but the first:
+5^(L-1)·2^(L-2) architectures (500 at the default L = 4, 5,000 at L = 5). A genotype's
+choices are (σ_1, …, σ_{L-1}, α_1, …, α_{L-2}), the activations by name and the skips as the
+paper's 0/1 bits; its text is one token per hidden layer, ``+skip`` marking a skipped one::
+
+    relu|tanh+skip|swish        (L = 4: σ = relu, tanh, swish; α = 1, 0)
+
+The depth and the two activation settings the paper leaves open (LeakyReLU slope η,
+whether the sigmoid is shifted to σ(0) = 0) are space options, so a network, its supernet
+and its infinite-width kernel always agree on them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Iterator, Sequence
+from typing import ClassVar
+
+import torch
+
+from nasforge import Genotype, InvalidGenotypeError, SearchSpace
+from nasforge.search_space import BUILD, ENCODE, ENUMERATE, MUTATE, NEIGHBOURS, SAMPLE, SUPERNET
+from nasforge_eigennas.activations import ACTIVATIONS, ActivationSet
+from nasforge_eigennas.bounds import Bounds, theorem1, theorem2
+from nasforge_eigennas.kernel_recursion import Variant, ntk_diagonal
+from nasforge_eigennas.network import MLPNetwork
+from nasforge_eigennas.supernet import MLPSupernet
+
+SPACE_NAME = "mlp-res"
+SKIP_MARK = "+skip"
+MAX_DEPTH = 64
+
+
+class MLPResSpace(SearchSpace):
+    """Activation and skip-connection search over a depth-``depth`` MLP (seed 000, Eq. 1)."""
+
+    name: ClassVar[str] = SPACE_NAME
+    version: ClassVar[str] = "1"
+    capabilities: ClassVar[frozenset[str]] = frozenset(
+        {SAMPLE, MUTATE, NEIGHBOURS, ENCODE, ENUMERATE, BUILD, SUPERNET}
+    )
+    op_names: ClassVar[tuple[str, ...]] = ACTIVATIONS
+
+    def __init__(self, *, depth: int = 4, leaky_slope: float = 0.01, shifted_sigmoid: bool = True) -> None:
+        """``depth`` is the paper's L (hidden layers + output layer), at least 3."""
+        if isinstance(depth, bool) or not isinstance(depth, int) or not 3 <= depth <= MAX_DEPTH:
+            raise ValueError(f"depth must be an integer in [3, {MAX_DEPTH}], got {depth!r}")
+        self.depth = depth
+        self.acts = ActivationSet(leaky_slope=leaky_slope, shifted_sigmoid=shifted_sigmoid)
+
+    @property
+    def hidden(self) -> int:
+        return self.depth - 1
+
+    # --- identity -------------------------------------------------------------------
+    def _validate_choices(self, choices: tuple[str | int, ...]) -> None:
+        want = 2 * self.depth - 3
+        if len(choices) != want:
+            raise InvalidGenotypeError(
+                f"a depth-{self.depth} {self.name} genotype has {want} choices "
+                f"({self.hidden} activations, {self.hidden - 1} skip bits), got {len(choices)}"
+            )
+        for layer, a in enumerate(choices[: self.hidden], start=1):
+            if a not in ACTIVATIONS:
+                raise InvalidGenotypeError(
+                    f"layer {layer}: unknown activation {a!r}; expected one of {', '.join(ACTIVATIONS)}"
+                )
+        for layer, bit in enumerate(choices[self.hidden :], start=2):
+            if isinstance(bit, bool) or bit not in (0, 1):
+                raise InvalidGenotypeError(f"layer {layer}: the skip bit must be 0 or 1, got {bit!r}")
+
+    def split(self, g: Genotype) -> tuple[tuple[str, ...], tuple[int, ...]]:
+        """(σ_1..σ_{L-1}, α_1..α_{L-2}) of a genotype of this space."""
+        self.validate(g)
+        return tuple(map(str, g.choices[: self.hidden])), tuple(int(b) for b in g.choices[self.hidden :])
+
+    def from_parts(self, activations: Sequence[str], skips: Sequence[int]) -> Genotype:
+        return self.genotype([*activations, *(int(b) for b in skips)])
+
+    def format(self, g: Genotype) -> str:
+        acts, skips = self.split(g)
+        marks = ("", *(SKIP_MARK if b else "" for b in skips))
+        return "|".join(a + m for a, m in zip(acts, marks, strict=True))
+
+    def parse(self, text: str) -> Genotype:
+        if not isinstance(text, str):
+            raise InvalidGenotypeError(f"an {self.name} genotype is text, got {type(text).__name__}")
+        parts = [p.strip() for p in text.strip().split("|")]
+        if len(parts) != self.hidden:
+            raise InvalidGenotypeError(
+                f"a depth-{self.depth} {self.name} genotype has {self.hidden} '|'-separated layers "
+                f"such as 'relu|tanh+skip|swish', got {text!r}"
+            )
+        acts, skips = [], []
+        for layer, part in enumerate(parts, start=1):
+            skipped = part.endswith(SKIP_MARK)
+            name = part[: -len(SKIP_MARK)] if skipped else part
+            if skipped and layer == 1:
+                raise InvalidGenotypeError(
+                    f"layer 1 has no skip (its input is not {self.name}-wide): {text!r}"
+                )
+            acts.append(name)
+            if layer >= 2:
+                skips.append(int(skipped))
+        return self.from_parts(acts, skips)
+
+    # --- sampling and moves ---------------------------------------------------------
+    def sample(self, rng: random.Random) -> Genotype:
+        acts = [rng.choice(ACTIVATIONS) for _ in range(self.hidden)]
+        return self.from_parts(acts, [rng.randrange(2) for _ in range(self.hidden - 1)])
+
+    def neighbours(self, g: Genotype) -> list[Genotype]:
+        """Another activation on one layer, or one skip switched (layer order)."""
+        acts, skips = self.split(g)
+        out = []
+        for layer in range(self.hidden):
+            for a in ACTIVATIONS:
+                if a != acts[layer]:
+                    out.append(self.from_parts((*acts[:layer], a, *acts[layer + 1 :]), skips))
+        for k in range(len(skips)):
+            out.append(self.from_parts(acts, (*skips[:k], 1 - skips[k], *skips[k + 1 :])))
+        return out
+
+    # --- numeric views --------------------------------------------------------------
+    def encode(self, g: Genotype) -> torch.Tensor:
+        """One-hot activations ((L-1) x 5, layer-major) followed by the L-2 skip bits."""
+        acts, skips = self.split(g)
+        onehot = torch.zeros(self.hidden, len(ACTIVATIONS))
+        for layer, a in enumerate(acts):
+            onehot[layer, ACTIVATIONS.index(a)] = 1.0
+        return torch.cat([onehot.flatten(), torch.tensor(skips, dtype=torch.float32)])
+
+    def decode(self, x: torch.Tensor) -> Genotype:
+        """Per-layer arg-max activation (ties to the first) and skips above 1/2."""
+        n_act = self.hidden * len(ACTIVATIONS)
+        if not isinstance(x, torch.Tensor) or x.numel() != n_act + self.hidden - 1:
+            got = tuple(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__
+            raise InvalidGenotypeError(
+                f"a depth-{self.depth} {self.name} encoding has {n_act + self.hidden - 1} values, got {got}"
+            )
+        if not torch.isfinite(x).all():
+            raise InvalidGenotypeError(f"an {self.name} encoding must be finite")
+        flat = x.detach().flatten()
+        idx = flat[:n_act].reshape(self.hidden, len(ACTIVATIONS)).argmax(dim=1).tolist()
+        bits = (flat[n_act:] > 0.5).long().tolist()
+        return self.from_parts([ACTIVATIONS[i] for i in idx], bits)
+
+    @property
+    def size(self) -> int:
+        return len(ACTIVATIONS) ** self.hidden * 2 ** (self.hidden - 1)
+
+    def enumerate(self) -> Iterator[Genotype]:
+        """Activations major (Table 1 order), then the skip bits as a binary count."""
+        for acts in itertools.product(ACTIVATIONS, repeat=self.hidden):
+            for skips in itertools.product((0, 1), repeat=self.hidden - 1):
+                yield self.from_parts(acts, skips)
+
+    # --- networks -------------------------------------------------------------------
+    def build(
+        self,
+        g: Genotype,
+        *,
+        width: int = 128,
+        num_classes: int = 10,
+        in_channels: int = 1,
+        input_size: int = 8,
+        in_features: int | None = None,
+        parameterisation: str = "ntk",
+        normalize_input: bool = True,
+    ) -> MLPNetwork:
+        """The network of ``g``; the defaults fit sklearn digits (1x8x8, 10 classes).
+
+        ``parameterisation``: "ntk" (P*, whose infinite-width NTK is the kernel recursion),
+        "standard" (the paper's N(0, 1/m)) or "torch" (PyTorch's Linear initialisation).
+        """
+        acts, skips = self.split(g)
+        return MLPNetwork(
+            acts,
+            skips,
+            width=width,
+            num_classes=num_classes,
+            in_channels=in_channels,
+            input_size=input_size,
+            in_features=in_features,
+            parameterisation=parameterisation,
+            normalize_input=normalize_input,
+            acts=self.acts,
+        )
+
+    def supernet(
+        self,
+        *,
+        width: int = 128,
+        num_classes: int = 10,
+        in_channels: int = 1,
+        input_size: int = 8,
+        in_features: int | None = None,
+        parameterisation: str = "ntk",
+        normalize_input: bool = True,
+    ) -> MLPSupernet:
+        """Every activation and skip of the depth-``depth`` network, for one-shot methods."""
+        return MLPSupernet(
+            self,
+            self.depth,
+            width=width,
+            num_classes=num_classes,
+            in_channels=in_channels,
+            input_size=input_size,
+            in_features=in_features,
+            parameterisation=parameterisation,
+            normalize_input=normalize_input,
+            acts=self.acts,
+        )
+
+    # --- theory ---------------------------------------------------------------------
+    def ntk_diagonal(self, g: Genotype, *, variant: Variant = "exact") -> float:
+        """Infinite-width K_ii of ``g`` (unit-norm inputs): the data-free trace score."""
+        acts, skips = self.split(g)
+        return ntk_diagonal(acts, skips, variant=variant, acts=self.acts)
+
+    def theorem1(self, g: Genotype) -> Bounds:
+        acts, skips = self.split(g)
+        return theorem1(acts, skips, acts=self.acts)
+
+    def theorem2(self, g: Genotype) -> Bounds:
+        acts, skips = self.split(g)
+        return theorem2(acts, skips, acts=self.acts)
