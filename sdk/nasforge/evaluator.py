@@ -44,6 +44,10 @@ class Evaluator(abc.ABC):
     #: The keyword options this evaluator passes to ``space.build`` (``None``: it builds no
     #: networks); :meth:`preflight` checks that the space's ``build`` takes them.
     build_options: dict[str, Any] | None = None
+    #: One sample's shape for the networks this evaluator builds, when it trains on data
+    #: (``None``: it builds none, or for no particular input); an export of its run's best
+    #: is built for this shape with :attr:`build_options`, as the networks it evaluated were.
+    input_shape: tuple[int, ...] | None = None
 
     def __init__(self, space: SearchSpace, *, dataset: str | None = None) -> None:
         self._check_declared(space)

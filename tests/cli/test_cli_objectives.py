@@ -227,3 +227,23 @@ def test_inspecting_a_multi_objective_run(cli, mo_run) -> None:
     assert set(info["front"][0]["objectives"]) == {"valid_accuracy", "latency_ms", "test_accuracy"}
     text = cli("inspect", run_dir, ok=True).out
     assert "#0 trial" in text and "latency_ms:min" in text
+
+
+def test_an_ask_tell_export_is_built_for_the_training_data(cli, tmp_path) -> None:
+    """Regression: the best of a short-train search was exported for 3x32x32 inputs and the
+    default classes, not for the data it was trained on (digits: 1x8x8, 10 classes)."""
+    import onnx
+
+    out = tmp_path / "export"
+    cli(
+        "search", "--space", "nb201", "--strategy", "random", "--evaluator", "short-train",
+        "--train-data", "digits", "--evaluator-option", "epochs=1", "--build-option", "C=2",
+        "--build-option", "N=1", "--budget-trials", "1", "-q", "--run-dir", tmp_path / "run",
+        "--export", out, ok=True,
+    )  # fmt: skip
+    graph = onnx.load(out / "model.onnx").graph
+    dims = [
+        [d.dim_value or d.dim_param for d in t.type.tensor_type.shape.dim]
+        for t in (*graph.input, *graph.output)
+    ]
+    assert dims == [["batch", 1, 8, 8], ["batch", 10]]

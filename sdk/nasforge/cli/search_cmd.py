@@ -223,6 +223,16 @@ def _check_plot(plot: Path | None, objectives: int) -> None:
     plot_format(plot)
 
 
+def _export_ask_tell(best: Any, export: Path, evaluator: Any, build_option: OptionList) -> ExportBundle:
+    """The best network as the evaluator built it: for the data's input shape and with the
+    build options the data decided (in_channels, num_classes), the user's options winning."""
+    build = {**(evaluator.build_options or {}), **parse_options(build_option)}
+    shape = evaluator.input_shape
+    if shape is None:
+        return export_bundle(best, export, evaluator.space, build_options=build)
+    return export_bundle(best, export, evaluator.space, input_shape=(1, *shape), build_options=build)
+
+
 def _report_ask_tell(
     experiment: Experiment,
     export: Path | None,
@@ -237,11 +247,7 @@ def _report_ask_tell(
     best = outcome.best_result
     value = best.objectives.get(objective.name) if best else None
     sim = sum(t.result.cost for t in outcome.history)
-    bundle = (
-        export_bundle(outcome.best, export, space, build_options=parse_options(build_option))
-        if export
-        else None
-    )
+    bundle = _export_ask_tell(outcome.best, export, experiment.evaluator, build_option) if export else None
     reported = experiment.evaluator.reported
     rows: dict[str, Any] = {
         "best": space.format(outcome.best),
