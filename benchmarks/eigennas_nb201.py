@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import math
 import random
 import statistics
@@ -46,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from records import RecordFile, code_version
+from records import RecordFile, code_version, run_and_record
 
 from nasforge import api
 from nasforge.budget import Budget
@@ -194,15 +193,6 @@ def settings_of(method: str, seed: int, **fields: Any) -> dict[str, Any]:
     if method != "random":
         base.update(input=list(INPUT), build=BUILD, batch=BATCH)
     return base
-
-
-def run_and_record(files: dict[str, RecordFile], settings: dict[str, Any], run: Any, *args: Any) -> None:
-    """Run unless the current code already recorded these settings."""
-    file = files[settings["method"]]
-    if file.has(settings):
-        return
-    record = file.append(settings, run(*args))
-    print(json.dumps({k: v for k, v in record.items() if k != "settings"}), flush=True)
 
 
 def _stat(values: list[float]) -> str:

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import math
 import statistics
 import time
@@ -42,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from records import RecordFile, code_version
+from records import RecordFile, code_version, run_and_record
 
 from nasforge import api
 from nasforge.budget import Budget
@@ -166,15 +165,6 @@ def settings_of(method: str, seed: int, dataset: str | None = None, pool_size: i
         options = {k: v for k, v in hnas_options("", pool_size).items() if k != "cache"}
         return {"method": method, "seed": seed, "dataset": dataset, "options": options}
     return {"method": method, "seed": seed, "dataset": dataset, "queries": HNAS_STEPS}
-
-
-def run_and_record(files: dict[str, RecordFile], settings: dict[str, Any], run: Any, *args: Any) -> None:
-    """Run one method unless the current code already recorded it with these settings."""
-    file = files[settings["method"]]
-    if file.has(settings):
-        return
-    record = file.append(settings, run(*args))
-    print(json.dumps({k: v for k, v in record.items() if k != "settings"}), flush=True)
 
 
 def _stat(values: list[float]) -> str:

@@ -100,3 +100,13 @@ class RecordFile:
         atomic_write_text(self.path, earlier + json.dumps(full) + "\n")
         self._started.add(key)
         return full
+
+
+def run_and_record(files: dict[str, RecordFile], settings: dict[str, Any], run: Any, *args: Any) -> None:
+    """Run ``run(*args)`` unless the current code already recorded ``settings``; the file is
+    the one of ``settings["method"]`` (each method keys its records by its own code)."""
+    file = files[settings["method"]]
+    if file.has(settings):
+        return
+    record = file.append(settings, run(*args))
+    print(json.dumps({k: v for k, v in record.items() if k != "settings"}), flush=True)
