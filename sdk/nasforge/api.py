@@ -10,6 +10,7 @@ fails in one line saying so.
 from __future__ import annotations
 
 import inspect
+import logging
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -30,6 +31,8 @@ from nasforge.registry import Registry, get_registry
 from nasforge.result import Objective, SearchOutcome
 from nasforge.search_space import SearchSpace
 from nasforge.spec import ExperimentSpec
+
+_log = logging.getLogger(__name__)
 
 DEFAULT_TRIALS = 100
 
@@ -112,9 +115,15 @@ def build_spec(
         spec = _with_default_data(spec.resolve(registry), registry)
         return _checked(_with_device(spec, device, registry), registry)
     if evaluator is None:
-        spec = attrs.evolve(
-            spec, evaluator=default_component(registry, "evaluator", defaults.TABLE_EVALUATOR)
-        )
+        chosen = defaults.default_evaluator(registry, spec.space)
+        if chosen != defaults.TABLE_EVALUATOR:
+            _log.info(
+                "no --evaluator: '%s' cannot serve space '%s', so each candidate is trained briefly by '%s'",
+                defaults.TABLE_EVALUATOR,
+                spec.space,
+                chosen,
+            )
+        spec = attrs.evolve(spec, evaluator=chosen)
     if not has_budget:
         trials = DEFAULT_TRIALS
     spec = attrs.evolve(

@@ -15,6 +15,9 @@ from nasforge.errors import NasforgeError
 SPACE = "nb201"
 STRATEGY = "rea"
 TABLE_EVALUATOR = "nb201-table"
+#: Evaluator of an ask/tell search on a space the table evaluator cannot serve: it trains
+#: each network briefly on :data:`TRAINING_DATASET` (works on any space with a ``build``).
+TRAINING_EVALUATOR = "short-train"
 #: The tabular benchmark's dataset column when none is named.
 TABLE_DATASET = "cifar10"
 #: Bundled training data (sklearn digits) for strategies and evaluators that train.
@@ -23,6 +26,20 @@ TRAINING_DATASET = "digits"
 BASELINE_METRICS = ("params", "flops")
 
 _OPTION = {"space": "--space", "strategy": "--strategy", "evaluator": "--evaluator", "metric": "--metric"}
+
+
+def default_evaluator(registry: Any, space: str) -> str:
+    """The evaluator of an ask/tell search that names none: the tabular benchmark when it
+    serves ``space`` (instant, real ground truth), else the evaluator that trains.
+
+    Without this a plain ``nasforge search --space mlp-res`` was refused because the table
+    only holds NB201 cells, although short-train could run it as it stands.
+    """
+    table = default_component(registry, "evaluator", TABLE_EVALUATOR)
+    served = getattr(registry.get("evaluator", table), "spaces", frozenset())
+    if not served or space in served:
+        return table
+    return default_component(registry, "evaluator", TRAINING_EVALUATOR)
 
 
 def default_component(registry: Any, kind: str, name: str) -> str:

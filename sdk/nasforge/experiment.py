@@ -89,6 +89,7 @@ class Experiment:
         self.progress = progress
         self.console = console or Console(stderr=True)
         self.trials: list[Trial] = []
+        self._said_finished = False
         self._best: Trial | None = None
         self.outcome: SearchOutcome | None = None
         #: What the run optimises and obeys (the spec's objectives and constraints).
@@ -216,6 +217,8 @@ class Experiment:
         with self._progress_bar() as bar:
             while not self._finished(replay, state):
                 asks = self._ask(state)
+                if not asks and self._strategy_finished():
+                    break
                 if not asks:
                     self.console.print("[yellow]search space exhausted: the strategy only repeats itself[/]")
                     break
@@ -229,9 +232,23 @@ class Experiment:
         """The budget is spent, or an ended run has been re-read (never extended: its
         replayed wall time runs short of what the budget counted)."""
         done = len(self.trials)
+        if self._strategy_finished():
+            self._log_strategy_finished(done)
+            return True
         if self.spec.budget.exhausted(trials=done, seconds=state.wall(), simulated_seconds=state.sim_clock):
             return True
         return replay.ended and done >= len(state.recorded)
+
+    def _strategy_finished(self) -> bool:
+        """The strategy's own "nothing more to propose" (a duck-typed strategy may lack it)."""
+        return bool(getattr(self.strategy, "finished", False))
+
+    def _log_strategy_finished(self, done: int) -> None:
+        if not self._said_finished:
+            self._said_finished = True
+            self.console.print(
+                f"strategy '{self.strategy.name}' has nothing more to propose: finished after {done} trials"
+            )
 
     def _ask(self, state: _LoopState) -> list[Genotype]:
         """Up to one round of new genotypes; with dedup, a repeat is told its earlier result
@@ -241,7 +258,7 @@ class Experiment:
         if budget.trials is not None:
             want = min(want, budget.trials - len(self.trials))
         asks: list[Genotype] = []
-        while len(asks) < want:
+        while len(asks) < want and not self._strategy_finished():
             g = self.strategy.ask()
             self.space.validate(g)  # a strategy bug surfaces here, not in a model
             if self.spec.dedup and g in state.seen:

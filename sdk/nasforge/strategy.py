@@ -64,6 +64,13 @@ class Strategy(abc.ABC):
     def tell(self, g: Genotype, result: Result) -> None:
         """Feed back the result of a genotype this strategy proposed."""
 
+    @property
+    def finished(self) -> bool:
+        """Whether the strategy has nothing more to propose (e.g. a fixed candidate list,
+        all asked). The run then ends as if its budget were spent, with a line saying so,
+        instead of asking on and being stopped by repeated proposals. Default: never."""
+        return False
+
     def fitness(self, result: Result) -> float:
         """The result as a number to maximise: the first objective, ``-inf`` for a failed
         or infeasible result (what a strategy that needs one number uses)."""

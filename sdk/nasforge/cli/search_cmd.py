@@ -55,7 +55,8 @@ def search(
         str | None,
         typer.Option(
             help="Evaluator (see `nasforge evaluators`) "
-            f"(default: {defaults.TABLE_EVALUATOR} for ask/tell, none for one-shot)."
+            f"(default for ask/tell: {defaults.TABLE_EVALUATOR}, or {defaults.TRAINING_EVALUATOR} on a "
+            "space the table does not hold; none for one-shot)."
         ),
     ] = None,
     train_data: Annotated[

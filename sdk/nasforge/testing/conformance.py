@@ -271,6 +271,15 @@ class StrategyConformance:
         b = _drive(self._make(strategy_cls, space, evaluator, strategy_options), evaluator, self.n_trials)
         assert a == b
 
+    def test_says_whether_it_is_finished(self, strategy_cls, strategy_options, space, evaluator) -> None:
+        """``finished`` is a bool; a strategy that says it is finished is never asked again
+        by a run, so it must not say so before its first proposal."""
+        strategy = self._make(strategy_cls, space, evaluator, strategy_options)
+        assert isinstance(strategy.finished, bool)
+        assert not strategy.finished, "finished before proposing anything"
+        _drive(strategy, evaluator, 1)
+        assert isinstance(strategy.finished, bool)
+
     def test_survives_failed_results(self, strategy_cls, strategy_options, space, evaluator) -> None:
         strategy = self._make(strategy_cls, space, evaluator, strategy_options)
         for _ in range(self.n_trials // 2):

@@ -76,3 +76,16 @@ def test_darts_searches_mlp_res_from_the_command_line(cli, tmp_path) -> None:
     out = cli(*argv, *opts, "--run-dir", tmp_path / "run", "-q", "--json", ok=True).json()
     MLPResSpace().parse(out["best"])
     assert out["trials"] == 2
+
+
+def test_without_an_evaluator_a_space_the_table_lacks_is_trained_by_short_train(cli, tmp_path) -> None:
+    """The issue's command as written: no --evaluator; nb201-table cannot hold mlp-res."""
+    argv = ["search", "--space", "mlp-res", "--strategy", "eigennas", "--dataset", "digits", *SMALL]
+    run = cli(*argv, "--run-dir", tmp_path / "run", "--export", tmp_path / "out", ok=True)
+    assert "cannot serve space 'mlp-res'" in run.err and "'short-train'" in run.err
+    assert "has nothing more to propose: finished after 3 trials" in run.err
+    assert "exhausted" not in run.err
+    assert (tmp_path / "out" / "genotype.safetensors").is_file() and (
+        tmp_path / "out" / "model.onnx"
+    ).is_file()
+    assert JournalReader.of_run(tmp_path / "run").header["spec"]["evaluator"] == "short-train"
