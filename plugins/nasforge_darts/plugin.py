@@ -1,5 +1,5 @@
 """nasforge entry point ``darts``: the DARTS space, the DARTS / PR-DARTS strategies and the
-``nasforge darts-compare`` command."""
+``nasforge darts-compare`` and ``nasforge darts-train`` commands."""
 
 from __future__ import annotations
 
@@ -25,5 +25,6 @@ def nasforge_register_strategies() -> list[type]:
 @hookimpl
 def nasforge_register_commands() -> list[PluginCommand]:
     from nasforge_darts.compare_cmd import darts_compare  # the command's imports load only when the CLI asks
+    from nasforge_darts.train_cmd import darts_train
 
-    return [PluginCommand("darts-compare", darts_compare)]
+    return [PluginCommand("darts-compare", darts_compare), PluginCommand("darts-train", darts_train)]

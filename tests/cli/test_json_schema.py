@@ -29,6 +29,7 @@ CHECKED = {
     "correlate",
     "hnas",
     "darts-compare",
+    "darts-train",
 }
 
 
@@ -123,3 +124,9 @@ def test_darts_compare_prints_and_writes_the_schema(cli, tmp_path) -> None:
     argv += ["-o", "max_batches=1", "--json", "--json-file", tmp_path / "rows.json"]
     printed = _schema(cli(*argv, ok=True).json(), "darts-compare")
     assert json.loads((tmp_path / "rows.json").read_text()) == printed
+
+
+def test_darts_train_prints_and_writes_the_schema(cli, tmp_path) -> None:
+    argv = ["darts-train", "--genotype", "DARTS-V2", "--epochs", "1", "-o", "C=4", "-o", "max_batches=1"]
+    printed = _schema(cli(*argv, "--out", tmp_path / "run", "--json", "-q", ok=True).json(), "darts-train")
+    assert json.loads((tmp_path / "run" / "result.json").read_text()) == printed
