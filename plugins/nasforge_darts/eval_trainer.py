@@ -41,7 +41,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from nasforge.atomic_files import atomic_path
-from nasforge.backends.device import resolve_device
+from nasforge.backends import resolve_device
 from nasforge.datasets import load_digits, network_options
 from nasforge.errors import NasforgeError
 from nasforge.genotype import Genotype

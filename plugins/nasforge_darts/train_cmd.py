@@ -23,13 +23,12 @@ import torch
 import typer
 
 from nasforge.atomic_files import atomic_write_text
-from nasforge.backends.device import resolve_device
+from nasforge.backends import resolve_device
 from nasforge.cli.common_options import Quiet, command_registry
-from nasforge.cli.export_cmd import resolve_genotype
 from nasforge.cli.options import parse_options
 from nasforge.cli.output import err_console, json_document, out_console, print_json
 from nasforge.errors import NasforgeError
-from nasforge.export.path_probe import PathKind, probe_path
+from nasforge.export import resolve_genotype
 from nasforge.genotype import Genotype
 from nasforge.registry import Registry
 from nasforge_darts.cifar_local import BATCHES_DIR, ImageSplits, load_cifar10
@@ -54,15 +53,24 @@ def resolve_darts_genotype(source: str, registry: Registry | None = None) -> Gen
     key = source.strip().upper().replace("-", "_")
     if key in PUBLISHED:
         return DartsSpace().parse(PUBLISHED[key])
-    if "(" not in source and probe_path(source) is PathKind.MISSING and not source.endswith(".safetensors"):
+    if "(" not in source and not _exists(source) and not source.endswith(".safetensors"):
         raise NasforgeError(
             f"unknown genotype {source!r}: give a published name ({', '.join(published_names())}), "
             "a genotype string, a .safetensors genotype file or a run directory"
         )
     found_space, g = resolve_genotype(source, "darts", registry)
-    if found_space.name != "darts":
+    if not isinstance(found_space, DartsSpace):
         raise NasforgeError(f"darts-train trains DARTS-space cells, not '{found_space.name}' genotypes")
     return g
+
+
+def _exists(source: str) -> bool:
+    """Whether ``source`` names an existing file or directory (a string the filesystem
+    cannot even stat, e.g. longer than a file name may be, names none)."""
+    try:
+        return Path(source).exists()
+    except (OSError, ValueError):
+        return False
 
 
 def load_data(dataset: str, data_dir: Path | None, *, limit: int | None = None) -> ImageSplits:

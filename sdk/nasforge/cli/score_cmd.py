@@ -13,11 +13,11 @@ from rich.table import Table
 
 from nasforge import defaults
 from nasforge.cli.common_options import BuildOptions, CacheDir, Device, NoCache, Quiet, command_registry
-from nasforge.cli.export_cmd import resolve_genotype
 from nasforge.cli.options import parse_options
 from nasforge.cli.output import err_console, out_console, print_json
 from nasforge.defaults import default_component
 from nasforge.errors import NasforgeError
+from nasforge.export import resolve_genotype
 from nasforge.progress_log import ProgressLog, bar_is_live
 from nasforge.registry import Registry
 

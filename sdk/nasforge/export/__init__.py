@@ -2,6 +2,7 @@
 
 from nasforge.export.bundle import ExportBundle, export_bundle
 from nasforge.export.genotype_file import export_genotype, load_genotype
+from nasforge.export.genotype_source import resolve_genotype
 from nasforge.export.inspect import inspect_file
 from nasforge.export.onnx_export import OnnxReport, export_onnx
 
@@ -13,4 +14,5 @@ __all__ = [
     "export_onnx",
     "inspect_file",
     "load_genotype",
+    "resolve_genotype",
 ]
