@@ -30,6 +30,7 @@ CHECKED = {
     "hnas",
     "darts-compare",
     "darts-train",
+    "insight",
 }
 
 
@@ -130,3 +131,11 @@ def test_darts_train_prints_and_writes_the_schema(cli, tmp_path) -> None:
     argv = ["darts-train", "--genotype", "DARTS-V2", "--epochs", "1", "-o", "C=4", "-o", "max_batches=1"]
     printed = _schema(cli(*argv, "--out", tmp_path / "run", "--json", "-q", ok=True).json(), "darts-train")
     assert json.loads((tmp_path / "run" / "result.json").read_text()) == printed
+
+
+def test_insight_prints_and_writes_the_schema(cli, tmp_path) -> None:
+    cell = "|nor_conv_3x3~0|+|none~0|nor_conv_3x3~1|+|none~0|none~1|nor_conv_3x3~2|"
+    argv = ["insight", cell, "--build-option", "C=4", "--build-option", "N=1", "--epochs", "1"]
+    argv += ["--limit", "120", "--samples", "16", "--grid", "2", "--out", tmp_path / "r", "--json", "-q"]
+    printed = _schema(cli(*argv, ok=True).json(), "insight")
+    assert json.loads((tmp_path / "r" / "report.json").read_text()) == printed

@@ -1,0 +1,13 @@
+"""nasforge entry point ``insight``: the ``nasforge insight`` command (seed 001, chapter 4)."""
+
+from __future__ import annotations
+
+from nasforge.hookspecs import hookimpl
+from nasforge.plugin_command import PluginCommand
+
+
+@hookimpl
+def nasforge_register_commands() -> list[PluginCommand]:
+    from nasforge_insight.insight_cmd import insight  # the command's imports load only when the CLI asks
+
+    return [PluginCommand("insight", insight)]
