@@ -13,9 +13,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from nasforge.atomic_files import atomic_path
-from nasforge.errors import NasforgeError
 from nasforge.optional import require
+from nasforge.plot_files import save_figure
 from nasforge_insight.convergence import Curve
 from nasforge_insight.landscape import Surface
 
@@ -30,14 +29,8 @@ def _figure(width: float, height: float) -> Any:
 
 
 def save_png(fig: Any, path: str | os.PathLike[str], *, dpi: int = 110) -> Path:
-    out = Path(path)
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        with atomic_path(out) as tmp:
-            fig.savefig(tmp, dpi=dpi, format="png")
-    except OSError as exc:
-        raise NasforgeError(f"cannot write the plot {out}: {exc.strerror or exc}") from exc
-    return out
+    """The core's atomic plot save (temporary name, renamed when complete), as PNG."""
+    return save_figure(fig, path, "png", dpi=dpi)
 
 
 def _mean(rows: Sequence[Sequence[float]]) -> list[float]:

@@ -71,6 +71,7 @@ PUBLIC_MODULES = (
     "nasforge.option_types",
     "nasforge.optional",
     "nasforge.pareto",
+    "nasforge.plot_files",
     "nasforge.plugin_command",
     "nasforge.progress_log",
     "nasforge.registry",
