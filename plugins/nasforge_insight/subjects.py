@@ -17,6 +17,7 @@ import attrs
 
 from nasforge.errors import InvalidGenotypeError, NasforgeError
 from nasforge.genotype import Genotype
+from nasforge.option_types import first_line
 from nasforge.search_space import BUILD, SearchSpace
 from nasforge_insight.cell_graph import CellGraph
 from nasforge_insight.cell_text import parse_cells
@@ -53,10 +54,6 @@ def published_name(text: str) -> str | None:
     key = text.strip().upper().replace("-", "_")
     key = ALIASES.get(key, key)
     return next((name for name in PUBLISHED if name.upper() == key.upper()), None)
-
-
-def _first_line(exc: Exception) -> str:
-    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
 def _cells(space: SearchSpace, g: Genotype) -> tuple[CellGraph, ...]:
@@ -97,7 +94,7 @@ def resolve(text: str, registry: Any, *, space: str | None = None, label: str | 
     except InvalidGenotypeError as exc:
         raise NasforgeError(
             f"genotype {_short(text)} is no space's genotype and no Genotype(...) cell text "
-            f"({_first_line(exc)}); name its space with --space to see why"
+            f"({first_line(exc)}); name its space with --space to see why"
         ) from None
     return Subject(label or "cell text", text, cells)
 
