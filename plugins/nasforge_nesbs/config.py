@@ -1,0 +1,118 @@
+"""Every setting of one NESBS search, validated once at the boundary.
+
+Defaults are the thesis's where it states them (§5.3; research note §2.3): supernet SGD
+lr 0.1 cosine to 0, momentum 0.9, weight decay 3e-4, batch 128, 50 epochs, one uniform
+path per step, a 70/30 split; posterior Adam lr 0.01, betas (0.9, 0.999), weight decay
+3e-4, 20 epochs, one straight-through Gumbel sample per step, tau 1; SVGD-RD with
+Sigma = |O| I, lr 0.1, momentum 0.9, L = 1000; n = 3 members, T = 5 candidates. Where the
+thesis is silent, the research note's resolutions: delta 0 (A9), NLL of the averaged
+probabilities as the selection loss (A1, A2), KL weighted by 1/|D_sel| (A3), a
+GDAS-style single-path posterior forward (A4), the median RBF bandwidth (A7), batch
+statistics when the supernet scores an architecture (A14).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Literal
+
+import attrs
+
+from nasforge.option_types import MAX_COUNT, OptionError, as_dict, as_float, in_range, one_of, typed
+from nasforge_nesbs.sampling import SAMPLERS
+
+COMBINES = ("mean-softmax", "mean-logits")
+SELECTION_LOSSES = ("nll", "error")
+
+#: The deltas ``delta="auto"`` tries (research note A9; -1 and below collapse or attract).
+DELTA_GRID = (-0.75, -0.5, -0.25, 0.0, 0.5, 1.0)
+
+_count = [typed, in_range(ge=1, le=MAX_COUNT)]
+
+
+def _delta(instance: Any, attribute: attrs.Attribute, value: Any) -> None:
+    if isinstance(value, str):
+        return  # typed has limited strings to "auto"
+    if not math.isfinite(value):
+        raise OptionError(f"option '{attribute.name}' must be a finite number or 'auto', got {value}")
+    in_range(ge=-2.0, le=1.0)(instance, attribute, value)
+
+
+_epochs = [typed, in_range(ge=0, le=MAX_COUNT)]
+
+
+@attrs.frozen
+class NesbsConfig:
+    """Settings of :func:`nasforge_nesbs.run_nesbs` and the ``nesbs`` strategy (all settable with ``-o``)."""
+
+    #: n: architectures in the ensemble.
+    ensemble_size: int = attrs.field(default=3, validator=_count)
+    #: T: candidate ensembles sampled and scored (Algorithm 5.1).
+    iterations: int = attrs.field(default=5, validator=_count)
+    #: "svgd-rd" (Algorithm 5.3) or "mc" (Algorithm 5.2).
+    sampler: str = attrs.field(default="svgd-rd", validator=one_of(SAMPLERS))
+    #: delta of SVGD-RD: larger is more diverse; -1 removes the repulsion (thesis range [-2, 1]).
+    #: "auto" (A9): T candidates at each delta of :data:`DELTA_GRID`, the best of them all kept.
+    delta: float | Literal["auto"] = attrs.field(default=0.0, validator=[typed, _delta])
+    #: Temperature of softmax(alpha / tau) when sampling (§5.4, Fig. 5.6).
+    tau: float = attrs.field(default=1.0, converter=as_float, validator=in_range(gt=0.0))
+    #: Share of the training data that trains the supernet; the rest fits the posterior and selects.
+    split: float = attrs.field(default=0.7, converter=as_float, validator=in_range(gt=0.0, lt=1.0))
+    # --- supernet (uniform single path) -------------------------------------------------
+    supernet_epochs: int = attrs.field(default=50, validator=_epochs)
+    batch_size: int = attrs.field(default=128, validator=_count)
+    lr: float = attrs.field(default=0.1, converter=as_float, validator=in_range(gt=0.0))
+    momentum: float = attrs.field(default=0.9, converter=as_float, validator=in_range(ge=0.0, lt=1.0))
+    weight_decay: float = attrs.field(default=3e-4, converter=as_float, validator=in_range(ge=0.0))
+    grad_clip: float | None = attrs.field(default=5.0, validator=typed)
+    # --- posterior (post-training, ST Gumbel-softmax) -----------------------------------
+    posterior_epochs: int = attrs.field(default=20, validator=_epochs)
+    posterior_lr: float = attrs.field(default=0.01, converter=as_float, validator=in_range(gt=0.0))
+    posterior_weight_decay: float = attrs.field(default=3e-4, converter=as_float, validator=in_range(ge=0.0))
+    #: Weight of KL[p_alpha || uniform] per example; None: 1 / |D_sel| (A3).
+    kl_weight: float | None = attrs.field(default=None, validator=typed)
+    gumbel_tau: float = attrs.field(default=1.0, converter=as_float, validator=in_range(gt=0.0))
+    #: GDAS-style: run only the sampled path when fitting the posterior (A4); False runs every op.
+    single_path: bool = attrs.field(default=True, validator=typed)
+    # --- SVGD-RD -----------------------------------------------------------------------
+    svgd_steps: int = attrs.field(default=1000, validator=_epochs)
+    svgd_lr: float = attrs.field(default=0.1, converter=as_float, validator=in_range(gt=0.0))
+    svgd_momentum: float = attrs.field(default=0.9, converter=as_float, validator=in_range(ge=0.0, lt=1.0))
+    #: RBF bandwidth; None: the median heuristic (A7).
+    bandwidth: float | None = attrs.field(default=None, validator=typed)
+    # --- selection ---------------------------------------------------------------------
+    #: How member outputs combine (A1): the mean of their softmax, or of their logits.
+    combine: str = attrs.field(default="mean-softmax", validator=one_of(COMBINES))
+    #: What picks the best of the T candidates (A2): NLL of the combined prediction, or its error.
+    selection_loss: str = attrs.field(default="nll", validator=one_of(SELECTION_LOSSES))
+    #: Redraw a candidate's duplicate members (A13: the faithful default keeps them).
+    unique: bool = attrs.field(default=False, validator=typed)
+    eval_batch_size: int = attrs.field(default=512, validator=_count)
+    #: Stop each epoch after this many batches (tests and smoke runs); None: every batch.
+    max_batches: int | None = attrs.field(default=None, validator=typed)
+    seed: int = attrs.field(default=0, validator=typed)
+    #: Options of ``space.supernet(...)``; num_classes/in_channels default to the data's.
+    supernet: dict[str, Any] = attrs.field(factory=dict, converter=as_dict)
+    device: str = attrs.field(default="cpu", validator=typed)
+
+    @kl_weight.validator
+    def _kl(self, attr: attrs.Attribute, value: float | None) -> None:
+        if value is not None:
+            in_range(ge=0.0)(self, attr, value)
+
+    @bandwidth.validator
+    def _bw(self, attr: attrs.Attribute, value: float | None) -> None:
+        if value is not None:
+            in_range(gt=0.0)(self, attr, value)
+
+    @max_batches.validator
+    def _mb(self, attr: attrs.Attribute, value: int | None) -> None:
+        if value is not None:
+            in_range(ge=1, le=MAX_COUNT)(self, attr, value)
+
+    def deltas(self) -> tuple[float, ...]:
+        """The deltas SVGD-RD runs at: the one given, or :data:`DELTA_GRID` for "auto"."""
+        return DELTA_GRID if self.delta == "auto" else (float(self.delta),)
+
+    def to_json(self) -> dict[str, Any]:
+        return attrs.asdict(self)

@@ -1,0 +1,225 @@
+"""The ``nesbs`` one-shot strategy: an ensemble of architectures by Bayesian sampling (thesis ch. 5).
+
+``Nesbs(seed=..., **options).fit(space, data)`` builds the space's supernet from the seed,
+reads its decisions off the supernet contract (any space that implements it, NAS-Bench-201
+and DARTS included), runs Algorithm 5.1 and returns a SearchOutcome whose outcome is an
+ensemble:
+
+- ``members``: the n member genotypes, in the order sampled (duplicates possible, A13);
+- ``best``: the member whose own supernet loss is lowest (what single-architecture tools
+  such as ``--export`` and evaluators take);
+- ``best_result``: the ensemble's estimated NLL and error on the selection split, and its
+  members' mean;
+- ``produced_by["ensemble_outcome"]``: members, texts, uniform weights, the combine rule and each
+  member's selection scores, in the schema of :class:`nasforge.ensemble.Ensemble`;
+- ``history``: one trial per supernet epoch (the last path trained), per posterior epoch
+  (the posterior's mode), per member of every candidate ensemble, and per final member (stage "final"),
+  each with ``metadata["stage"]``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import attrs
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from nasforge.backends import resolve_device
+from nasforge.datasets import TensorData, load_dataset, network_options
+from nasforge.errors import NasforgeError
+from nasforge.genotype import Genotype
+from nasforge.registry import Registry, get_registry
+from nasforge.result import Result, SearchOutcome, Trial
+from nasforge.search_space import SUPERNET, SearchSpace
+from nasforge.seeding import seeded_build
+from nasforge.strategy import OneShotStrategy
+from nasforge.supernet import as_supernet, supernet_option_names
+from nasforge_nesbs.config import NesbsConfig
+from nasforge_nesbs.decisions import ArchEncoding, Assignment
+from nasforge_nesbs.search import NesbsRun, run_nesbs
+
+log = logging.getLogger("nasforge.nesbs")
+
+#: Schema of ``produced_by["ensemble_outcome"]`` (read by :meth:`nasforge.ensemble.Ensemble.from_json`).
+ENSEMBLE_FORMAT = "nasforge-ensemble"
+#: Where the ensemble sits in ``SearchOutcome.produced_by`` and ``best_result.metadata``.
+ENSEMBLE_KEY = "ensemble_outcome"
+PROGRESS_COLUMNS = (
+    TextColumn("{task.description}"),
+    BarColumn(),
+    MofNCompleteColumn(),
+    TimeElapsedColumn(),
+    TextColumn("{task.fields[info]}"),
+)
+#: Stages whose trials advance the bar (a candidate ensemble advances it once, by its first member).
+_STEPS = {"supernet", "posterior"}
+ENSEMBLE_VERSION = 1
+
+
+class Nesbs(OneShotStrategy):
+    """NESBS (Shu et al., UAI 2022): supernet, posterior, MC or SVGD-RD sampling, selection.
+
+    Options are :class:`NesbsConfig` fields (``-o ensemble_size=3 -o sampler=mc ...``).
+    """
+
+    name: ClassVar[str] = "nesbs"
+    requires: ClassVar[frozenset[str]] = frozenset({SUPERNET})
+
+    def __init__(
+        self, *, seed: int = 0, progress: bool = False, registry: Registry | None = None, **options: Any
+    ) -> None:
+        """``registry`` resolves a dataset named in ``fit`` (default: the process-wide one)."""
+        self.seed = seed
+        self.progress = progress
+        self.registry = registry
+        self.console: Console | None = None
+        self.options = dict(options)
+        make_config({**self.options, "seed": seed})  # bad options fail here, before any work
+        self.run: NesbsRun | None = None  # the last search, for callers that want everything
+
+    def fit(
+        self,
+        space: SearchSpace,
+        data: Any = None,
+        *,
+        on_trial: Callable[[Trial], None] | None = None,
+        **options: Any,
+    ) -> SearchOutcome:
+        space.require(self.requires, by=f"strategy '{self.name}'")
+        config = make_config({"seed": self.seed, **self.options, **options})
+        dataset = resolve_data(data, seed=config.seed, registry=self.registry)
+        supernet_options = supernet_defaults(space, config, dataset)
+        supernet = seeded_build(lambda: space.supernet(**supernet_options), config.seed)
+        encoding = ArchEncoding(as_supernet(supernet, by=f"strategy '{self.name}'"))
+        trials: list[Trial] = []
+        bar = Progress(*PROGRESS_COLUMNS, console=self.console, disable=not self.progress, transient=False)
+        candidates = config.iterations * (1 if config.sampler == "mc" else len(config.deltas()))
+        total = config.supernet_epochs + config.posterior_epochs + candidates
+        task = bar.add_task("nesbs", total=total, info="")
+
+        def record(stage: str, a: Assignment, objectives: dict[str, float], meta: dict[str, Any]) -> None:
+            trial = Trial(
+                index=len(trials),
+                genotype=encoding.genotype(a),
+                result=Result(objectives=objectives, metadata={"stage": stage, **meta}),
+            )
+            trials.append(trial)
+            if stage in _STEPS or (stage == "candidate" and meta.get("member") == 0):
+                first = next(iter(objectives.items()))
+                bar.update(task, advance=1, info=f"{stage} {first[0]}={first[1]:.4g}")
+            if on_trial is not None:
+                on_trial(trial)
+
+        with bar:
+            run = run_nesbs(supernet, encoding, dataset, config, on_stage=record)
+        self.run = run
+        members = tuple(encoding.genotype(a) for a in run.members)
+        for i, (a, scores) in enumerate(zip(run.members, run.member_scores, strict=True)):
+            record(
+                "final",
+                a,
+                {"member_nll": scores["nll"], "member_error": scores["error"]},
+                {"member": i, "weight": 1.0 / len(members)},
+            )
+        ensemble = ensemble_json(space, members, run, config)
+        for i, (g, s) in enumerate(zip(members, run.member_scores, strict=True)):
+            log.info(
+                "NESBS member %d/%d: %s (supernet NLL %.4f, error %.2f %%)",
+                i + 1,
+                len(members),
+                space.format(g),
+                s["nll"],
+                s["error"],
+            )
+        best_i = min(range(len(members)), key=lambda i: (run.member_scores[i]["nll"], i))
+        n = len(members)
+        result = Result(
+            objectives={
+                "ensemble_nll": run.ensemble_scores["nll"],
+                "ensemble_error": run.ensemble_scores["error"],
+                "mean_member_nll": sum(s["nll"] for s in run.member_scores) / n,
+                "mean_member_error": sum(s["error"] for s in run.member_scores) / n,
+            },
+            cost=sum(run.seconds.values()),
+            metadata={ENSEMBLE_KEY: ensemble},
+        )
+        return SearchOutcome(
+            best=members[best_i],
+            best_result=result,
+            history=tuple(trials),
+            members=members,
+            produced_by={
+                "strategy": self.name,
+                "space": space.name,
+                "config": config.to_json(),
+                "supernet": supernet_options,
+                "data": dataset.name,
+                ENSEMBLE_KEY: ensemble,
+                "run": run.to_json(),
+            },
+        )
+
+
+def ensemble_json(
+    space: SearchSpace, members: tuple[Genotype, ...], run: NesbsRun, config: NesbsConfig
+) -> dict[str, Any]:
+    """The ensemble as :class:`nasforge.ensemble.Ensemble` reads it (uniform weights, §5.2)."""
+    n = len(members)
+    return {
+        "format": ENSEMBLE_FORMAT,
+        "version": ENSEMBLE_VERSION,
+        "method": "nesbs",
+        "members": [g.to_json() for g in members],
+        "texts": [space.format(g) for g in members],
+        "weights": [1.0 / n] * n,
+        "combine": config.combine,
+        "scores": [{"member_nll": s["nll"], "member_error": s["error"]} for s in run.member_scores],
+        "objectives": {
+            "ensemble_nll": run.ensemble_scores["nll"],
+            "ensemble_error": run.ensemble_scores["error"],
+        },
+        "score_source": "supernet-inherited weights on the selection split",
+    }
+
+
+def make_config(options: dict[str, Any]) -> NesbsConfig:
+    """A NesbsConfig from user options, with unknown or bad options as one-line errors."""
+    fields = {a.name for a in attrs.fields(NesbsConfig)}
+    unknown = sorted(set(options) - fields)
+    if unknown:
+        raise NasforgeError(
+            f"nesbs does not accept option(s) {unknown} (accepts: {', '.join(sorted(fields))})"
+        )
+    try:
+        config = NesbsConfig(**options)
+    except (TypeError, ValueError) as exc:
+        raise NasforgeError(f"bad nesbs option: {exc}") from exc
+    try:
+        device = resolve_device(config.device)
+    except (ValueError, RuntimeError) as exc:
+        raise NasforgeError(f"bad nesbs option device={config.device!r}: {exc}") from exc
+    return attrs.evolve(config, device=str(device))
+
+
+def resolve_data(data: Any, *, seed: int, registry: Registry | None = None) -> TensorData:
+    """A TensorData from an instance or a dataset name (through ``registry``)."""
+    if isinstance(data, TensorData):
+        return data
+    if isinstance(data, str):
+        return load_dataset(data, registry=registry if registry is not None else get_registry(), seed=seed)
+    raise NasforgeError(
+        f"nesbs needs training data: a TensorData or a dataset name, got {type(data).__name__}"
+    )
+
+
+def supernet_defaults(space: SearchSpace, config: NesbsConfig, data: TensorData) -> dict[str, Any]:
+    """The user's supernet options, classes and input channels taken from the data where accepted."""
+    opts = dict(config.supernet)
+    for key, value in network_options(
+        data.input_shape, data.num_classes, accepted=supernet_option_names(space)
+    ).items():
+        opts.setdefault(key, value)
+    return opts
