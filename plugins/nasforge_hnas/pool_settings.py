@@ -14,7 +14,7 @@ from typing import Any
 import attrs
 from attrs import validators as v
 
-from nasforge.backends import BN_MODES, OUTPUTS, KernelSpec
+from nasforge.backends import BN_MODES, OUTPUTS, PARAM_SETS, KernelSpec, kernel_preset
 
 
 def _shape(value: Any) -> tuple[int, ...]:
@@ -25,6 +25,16 @@ def _positive_shape(_inst: Any, attr: attrs.Attribute, value: tuple[int, ...]) -
     if not value or any(d < 1 for d in value):
         raise ValueError(f"{attr.name} must be non-empty positive sizes, got {value!r}")
 
+
+#: The HNAS authors' code's kernel (``ntk_trace``/``condnum``: the true-class logit, one
+#: train-mode batch backward, each sample's per-layer share, Conv/Linear parameters), as
+#: the kernel fields of this class: the backends' ``hnas-code`` preset, which the zerocost
+#: ``ntk_trace`` metric uses too.
+HNAS_CODE_KERNEL: dict[str, str] = {
+    "kernel_output": kernel_preset("hnas-code").output,
+    "kernel_bn": kernel_preset("hnas-code").bn,
+    "kernel_params": kernel_preset("hnas-code").params,
+}
 
 #: HNAS's own M_Trace = √(tr Θ/m) (thesis eq. 7.4), computed with κ from one NTK under the
 #: pool's kernel settings; any other ``metric`` names a registered metric. It used to share
@@ -44,6 +54,9 @@ class PoolSettings:
     #: "target" is the HNAS code's true-class logit.
     kernel_output: str = attrs.field(default="sum", validator=v.in_(OUTPUTS))
     kernel_bn: str = attrs.field(default="sample", validator=v.in_(BN_MODES))
+    #: Parameters the NTK differentiates: "all" (the thesis's exact NTK) or the HNAS code's
+    #: "layers" (Conv/Linear weights and biases); :data:`HNAS_CODE_KERNEL` sets all three.
+    kernel_params: str = attrs.field(default="all", validator=v.in_(PARAM_SETS))
     batch_size: int = attrs.field(default=64, validator=[v.instance_of(int), v.ge(2)])
     #: "gaussian" (data-agnostic: N(0, I) inputs, uniform labels) or a dataset name.
     data: str = attrs.field(default="gaussian", validator=v.min_len(1))
@@ -60,7 +73,8 @@ class PoolSettings:
 
     @property
     def kernel(self) -> KernelSpec:
-        return KernelSpec(output=self.kernel_output, bn=self.kernel_bn, params="all")
+        """The NTK of M_Trace and κ (ValueError for a combination KernelSpec refuses)."""
+        return KernelSpec(output=self.kernel_output, bn=self.kernel_bn, params=self.kernel_params)
 
     def to_json(self) -> dict[str, Any]:
         data = attrs.asdict(self)

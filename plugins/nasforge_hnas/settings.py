@@ -6,6 +6,10 @@ and how many are drawn (:class:`PoolDraw`). Python callers build those objects. 
 line (``-o key=value``) and the journal (``strategy_options``) speak flat JSON instead, and
 old journals must still resume, so :data:`FLAT_OPTIONS` is the one translation between the
 two forms, both ways; the defaults live in the settings classes only.
+
+A named preset (``-o preset=thesis``, :data:`PRESETS`) is a set of flat options a run
+starts from; options given beside it override it, and the settings keep its name so a
+journal and a benchmark row say which preset produced them.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from nasforge.option_types import MAX_COUNT, OptionError, check_option, first_li
 from nasforge_hnas.gp import GPSettings
 from nasforge_hnas.loop import LoopSettings
 from nasforge_hnas.parameterisation import MuNuPlane
-from nasforge_hnas.pool_settings import PoolSettings
+from nasforge_hnas.pool_settings import HNAS_CODE_KERNEL, M_TRACE, PoolSettings
 
 
 @attrs.frozen
@@ -44,6 +48,8 @@ class HnasSettings:
     draw: PoolDraw = attrs.field(factory=PoolDraw, validator=v.instance_of(PoolDraw))
     #: A JSON-lines file of pool scores, shared by runs with the same :class:`PoolSettings`.
     cache: str | None = attrs.field(default=None, converter=attrs.converters.optional(os.fspath))
+    #: The :data:`PRESETS` name these settings started from (a label; the fields decide).
+    preset: str | None = attrs.field(default=None, validator=lambda _i, _a, value: _known_preset(value))
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> HnasSettings:
@@ -52,6 +58,7 @@ class HnasSettings:
         Raises :class:`OptionError` naming the option for an unknown key, a value of the
         wrong JSON type, or one the settings' own validators refuse.
         """
+        options = _with_preset(options)
         given: dict[str, dict[str, Any]] = {group: {} for group in _GROUPS}
         for key, value in options.items():
             if key not in FLAT_OPTIONS:
@@ -115,6 +122,7 @@ FLAT_OPTIONS: dict[str, tuple[str, Any]] = {
     "metric": ("pool.metric", str),
     "kernel_output": ("pool.kernel_output", str),
     "kernel_bn": ("pool.kernel_bn", str),
+    "kernel_params": ("pool.kernel_params", str),
     "batch_size": ("pool.batch_size", int),
     "data": ("pool.data", str),
     "input_shape": ("pool.input_shape", list[int] | None),
@@ -123,9 +131,55 @@ FLAT_OPTIONS: dict[str, tuple[str, Any]] = {
     "init_seed": ("pool.init_seed", int),
     "device": ("pool.device", str),
     "cache": ("cache", str | os.PathLike[str] | None),
+    "preset": ("preset", str | None),
+}
+
+#: Named starting points of the flat options. ``thesis``: the HNAS authors' NAS-Bench-201
+#: code as the research note reads it (§5.2, H2-H4): K = 20 BO steps, 5 initial probes at
+#: log₁₀μ = -2 then EI (ξ = 0); the code's (μ, ν) plane (√ν = s·5000, log₁₀μ ∈ [-4, 0]);
+#: F = |x|; M_Trace and κ from the code's kernel (true-class logit, per-layer shares of one
+#: train-mode batch backward, Conv/Linear parameters; the backends' ``hnas-code`` preset)
+#: on a batch of 64; a pool of 2,000 uniform draws (with replacement) grown by 2,000 per BO
+#: step, already-selected architectures excluded. The metric network and its data (the
+#: code: NB201 at C = 16 on a CIFAR-10 batch) are the caller's (``build``, ``data``).
+PRESETS: dict[str, dict[str, Any]] = {
+    "thesis": {
+        "steps": 20,
+        "score": "non-realizable",
+        "penalty": "abs",
+        "acquisition": "ei",
+        "xi": 0.0,
+        "init_log10_mu": -2.0,
+        "plane": "paper",
+        "log10_mu_bounds": [-4.0, 0.0],
+        "nu_scale": 5e3,
+        "pool_size": 2000,
+        "pool_growth": 2000,
+        "metric": M_TRACE,
+        **HNAS_CODE_KERNEL,
+        "batch_size": 64,
+    },
 }
 
 _GROUPS = ("loop", "loop.plane", "loop.gp", "pool", "draw", "")
+
+
+def _known_preset(name: str | None) -> None:
+    if name is not None and name not in PRESETS:
+        raise ValueError(f"'preset' must be one of {list(PRESETS)} or None, got {name!r}")
+
+
+def _with_preset(options: Mapping[str, Any]) -> dict[str, Any]:
+    """``options`` over the preset they name (if any); a null option keeps the preset's value."""
+    name = options.get("preset")
+    if name is None:
+        return dict(options)
+    check_option("preset", name, str)
+    if name not in PRESETS:
+        close = suggest(name, list(PRESETS))
+        hint = f"; did you mean '{close}'?" if close else ""
+        raise OptionError(f"unknown hnas preset {show(name)}{hint} (known: {', '.join(PRESETS)})")
+    return {**PRESETS[name], **{k: val for k, val in options.items() if val is not None}}
 
 
 def _option_of(message: str) -> str:

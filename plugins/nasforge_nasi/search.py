@@ -78,7 +78,7 @@ def run_nasi(
     with batch_norm_mode(supernet, "batch"):
         t0 = time.perf_counter()
         calibration: list[float] = []
-        nu0 = config.nu0
+        nu0, nu0_rule = config.nu0_rule()
         if nu0 is None:
             calibration = calibrate_nu(supernet, relaxation, batches, config, generator)
             nu0 = _positive(sum(calibration) / len(calibration))
@@ -137,6 +137,7 @@ def run_nasi(
         nus=nus,
         grad_norms=norms,
         nu0=nu0,
+        nu0_rule=nu0_rule,
         calibration=calibration,
         fallback=fallback,
         seconds=time.perf_counter() - t0,
