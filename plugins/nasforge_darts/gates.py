@@ -31,10 +31,18 @@ class HardConcreteGate:
         self, beta: torch.Tensor, tau: float, *, generator: torch.Generator | None = None
     ) -> torch.Tensor:
         """One reparameterised draw per entry of ``beta`` (differentiable in ``beta``)."""
+        return self.from_noise(beta, tau, self.noise(beta, generator=generator))
+
+    def noise(self, beta: torch.Tensor, *, generator: torch.Generator | None = None) -> torch.Tensor:
+        """The uniform draws ``u`` of one sample, shaped like ``beta`` (on its device)."""
+        u = torch.rand(beta.shape, generator=generator, dtype=beta.dtype, device="cpu")
+        return u.to(beta.device).clamp(1e-6, 1.0 - 1e-6)
+
+    def from_noise(self, beta: torch.Tensor, tau: float, u: torch.Tensor) -> torch.Tensor:
+        """The gate for fixed noise ``u``: a deterministic function of ``beta`` (the second-order
+        architecture gradient differentiates it at several weight points with one draw)."""
         if tau <= 0:
             raise ValueError(f"temperature must be positive, got {tau}")
-        u = torch.rand(beta.shape, generator=generator, dtype=beta.dtype, device="cpu")
-        u = u.to(beta.device).clamp(1e-6, 1.0 - 1e-6)
         relaxed = torch.sigmoid((torch.log(u) - torch.log1p(-u) + beta) / tau)
         return (self.a + (self.b - self.a) * relaxed).clamp(0.0, 1.0)
 

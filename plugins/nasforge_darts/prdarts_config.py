@@ -38,6 +38,8 @@ class PRDartsConfig(BilevelConfig):
     groups: str = attrs.field(default="paper", validator=one_of(GROUPINGS))
     #: 'mean': zeta = 1/|E| [R, A9]; 'paper': zeta = 2/(h(h-1)) as printed
     zeta: str = attrs.field(default="mean", validator=one_of(("mean", "paper")))
+    #: each group's mean over the cell types is penalised only above this [C: 0.2]; the
+    #: code averages normal and reduce first, then hinges (``regulariser``)
     hinge: float = attrs.field(default=0.0, converter=as_float, validator=in_range(ge=0))
     #: regularisers over the ops sampled this step only [C]
     masked: bool = attrs.field(default=False, validator=typed)
@@ -48,6 +50,11 @@ class PRDartsConfig(BilevelConfig):
     #: rank by P(g != 0) [S, R] or by the per-edge softmax of beta [C]
     derive: str = attrs.field(default="probability", validator=one_of(DERIVATIONS))
     distinct_sources: bool = attrs.field(default=True, validator=typed)
+    #: 1: weights constant in the architecture step [C, R A16]; 2: DARTS's one-step unroll
+    #: [D], the regularisers added to the unrolled validation loss (they depend on beta only)
+    order: int = attrs.field(default=1, validator=one_of((1, 2)))
+    #: finite-difference step of the second-order Hessian-vector product: ``eps / |grad|`` [D]
+    unrolled_eps: float = attrs.field(default=0.01, converter=as_float, validator=in_range(gt=0))
 
     @tau_min.validator
     def _tau_order(self, _attr: attrs.Attribute, value: float) -> None:

@@ -19,12 +19,16 @@ from collections.abc import Sequence
 from typing import Any
 
 import attrs
+import torch
 
 from nasforge import defaults
 from nasforge.datasets import load_dataset
 from nasforge.registry import Registry, get_registry
 from nasforge.search_space import SearchSpace
+from nasforge.seeding import seeded_build
 from nasforge.spec import construct
+from nasforge.supernet import as_supernet
+from nasforge_darts.supernet_view import SupernetView
 
 #: Datasets of the default table (NAS-Bench-201's three), each looked up per derived cell.
 TABLE_DATASETS = ("cifar10", "cifar100", "imagenet16-120")
@@ -46,6 +50,12 @@ class CompareRow:
     seconds: float
     #: Skip share of the cell derived at the end of every epoch (the skip trajectory).
     skip_share_by_epoch: tuple[float, ...] = attrs.field(default=(), converter=tuple)
+    #: The final architecture parameters, one nested list per cell type.
+    arch_parameters: tuple[Any, ...] = attrs.field(default=(), converter=tuple)
+    #: For a strategy that may derive the zero op (DARTS on NB201): the same search's
+    #: cell derived again with ``none`` excluded, as PR-DARTS derives (no extra search):
+    #: ``{"genotype", "skip_share", "accuracy"}``; None where the zero op is already excluded.
+    without_zero: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return attrs.asdict(self)
@@ -104,6 +114,17 @@ def compare_on_table(
                 if t.result is not None
             )
             label = name if "preset" not in options else f"{name}[{options['preset']}]"
+            alphas = out.produced_by.get("arch_parameters", [])
+            without_zero = None
+            if not strat.view_options().get("exclude_zero", False):
+                g, share = derive_without_zero(strat, space_obj, data, alphas)
+                without_zero = {
+                    "genotype": space_obj.format(g),
+                    "skip_share": share,
+                    "accuracy": table_accuracy(
+                        space_obj, g, evaluator=evaluator, datasets=table_datasets, registry=reg
+                    ),
+                }
             rows.append(
                 CompareRow(
                     strategy=label,
@@ -115,9 +136,29 @@ def compare_on_table(
                     ),
                     seconds=sum(t.wall_seconds for t in out.history),
                     skip_share_by_epoch=trajectory,
+                    arch_parameters=alphas,
+                    without_zero=without_zero,
                 )
             )
     return rows
+
+
+def derive_without_zero(
+    strategy: Any, space: SearchSpace, data: Any, alphas: Sequence[Any]
+) -> tuple[Any, float]:
+    """``strategy``'s cell from the searched ``alphas`` with the zero op excluded, and its skip
+    share (mean over cell types): a fresh supernet of the same shape takes the alphas, and
+    the strategy's own scores (DARTS: the softmax) are derived under PR-DARTS's rule."""
+    module = seeded_build(lambda: strategy._build_supernet(space, strategy.active_config, data), 0)
+    view = SupernetView(
+        as_supernet(module, by="derive_without_zero"), **{**strategy.view_options(), "exclude_zero": True}
+    )
+    with torch.no_grad():
+        for p, a in zip(view.arch_parameters(), alphas, strict=True):
+            p.copy_(torch.as_tensor(a, dtype=p.dtype))
+    g = view.derive(strategy.derive_scores(view))
+    shares = [s.skip_share for s in view.stats(g).values()]
+    return g, statistics.fmean(shares)
 
 
 def _given_or_default(registry: Registry | None) -> Registry:
@@ -125,6 +166,23 @@ def _given_or_default(registry: Registry | None) -> Registry:
     the process-wide one: the only place this module chooses it, so a registry given is
     always the one used."""
     return registry if registry is not None else get_registry()
+
+
+def without_zero_rows(rows: Sequence[CompareRow]) -> list[CompareRow]:
+    """The control rows "<strategy> without none": each search whose derivation kept the zero
+    op, its cell derived again without it (PR-DARTS's rule), from the same alphas."""
+    return [
+        CompareRow(
+            strategy=f"{r.strategy} without none",
+            seed=r.seed,
+            genotype=r.without_zero["genotype"],
+            skip_share=r.without_zero["skip_share"],
+            accuracy=r.without_zero["accuracy"],
+            seconds=0.0,
+        )
+        for r in rows
+        if r.without_zero is not None
+    ]
 
 
 def summarise(rows: Sequence[CompareRow]) -> dict[str, dict[str, float]]:

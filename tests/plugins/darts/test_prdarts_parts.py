@@ -81,11 +81,48 @@ def test_official_code_regulariser_is_masked_and_hinged() -> None:
     betas = [torch.zeros(14, 8), torch.full((14, 8), -5.0)]
     masks = [torch.zeros(14, 8), torch.zeros(14, 8)]
     masks[0][:, PRIMITIVES.index("skip_connect")] = 1.0
-    _, info = regulariser(view, betas, 0.1, prdarts_config("official-code"), masks)
-    assert info["normal_L_skip"] == pytest.approx(0.5597 - 0.2, abs=1e-4)
-    assert info["normal_L_pool"] == 0.0  # nothing of the group sampled
-    assert info["reduce_L_skip"] == 0.0  # below the hinge
+    total, info = regulariser(view, betas, 0.1, prdarts_config("official-code"), masks)
+    assert info["normal_L_skip"] == pytest.approx(0.5597, abs=1e-4)  # per cell: unhinged
+    assert info["reduce_L_skip"] == 0.0  # nothing of the group sampled
+    assert info["normal_L_pool"] == 0.0
+    assert info["L_skip"] == pytest.approx(0.5597 / 2 - 0.2, abs=1e-4)  # averaged, then hinged
+    assert info["L_non_skip"] == 0.0 and info["L_pool"] == 0.0
     assert info["normal_L_path"] == 1.0  # no conv sampled on the chain: empty product
+    assert float(total) == pytest.approx(0.01 * (0.5597 / 2 - 0.2) - 0.005 * 1.0, abs=1e-6)
+
+
+def _beta_for(p: float, tau: float) -> float:
+    """The log-odds whose activation probability P(g != 0) at ``tau`` is ``p``."""
+    return float(torch.logit(torch.tensor(p, dtype=torch.float64))) + tau * GATE.log_ratio
+
+
+def test_official_code_hinge_follows_the_code_average_then_hinge() -> None:
+    """By hand: skip activation 0.06 (normal) and 0.78 (reduce), every op sampled.
+
+    The code: max((0.06 + 0.78) / 2 - 0.2, 0) = 0.22 for the skip group; hinging each cell
+    first would give (max(0.06 - 0.2, 0) + max(0.78 - 0.2, 0)) / 2 = 0.29. The other
+    ops sit at activation 0.01 (below the hinge, so their groups cost 0), and the path is
+    the product over the 4 chain edges of the mean conv activation, 0.01 ** 4, per cell.
+    """
+    view = _view()
+    tau = 0.5
+    skip = PRIMITIVES.index("skip_connect")
+    betas = [torch.full((14, 8), _beta_for(0.01, tau), dtype=torch.float64) for _ in range(2)]
+    betas[0][:, skip] = _beta_for(0.06, tau)
+    betas[1][:, skip] = _beta_for(0.78, tau)
+    masks = [torch.ones(14, 8, dtype=torch.float64) for _ in range(2)]
+    total, info = regulariser(view, betas, tau, prdarts_config("official-code"), masks)
+    assert info["normal_L_skip"] == pytest.approx(0.06)
+    assert info["reduce_L_skip"] == pytest.approx(0.78)
+    assert info["L_skip"] == pytest.approx(0.22)
+    assert info["L_non_skip"] == 0.0 and info["L_pool"] == 0.0
+    assert float(total) == pytest.approx(0.01 * 0.22 - 0.005 * 0.01**4)
+    per_cell_first = (max(0.06 - 0.2, 0) + max(0.78 - 0.2, 0)) / 2
+    assert per_cell_first == pytest.approx(0.29)
+    assert float(total) != pytest.approx(0.01 * per_cell_first - 0.005 * 0.01**4)
+    # the paper preset has no hinge: both orders agree, the plain mean over cell types
+    _, paper = regulariser(view, betas, tau, prdarts_config("paper"))
+    assert paper["L_skip"] == pytest.approx(0.42)
 
 
 def test_edge_selection_modes() -> None:
