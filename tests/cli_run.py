@@ -6,6 +6,8 @@ checks the stderr of a CLI run in a subprocess.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 
 import attrs
@@ -53,3 +55,18 @@ def run_cli(capsys: pytest.CaptureFixture[str], *argv: object, ok: bool = False)
     if ok:
         assert code == 0, err
     return result
+
+
+def run_main(*argv: object) -> tuple[int, str, str]:
+    """``nasforge ARGV`` in this process without pytest's capture: (exit status, stdout, stderr).
+
+    For module-scoped fixtures, which cannot use ``capsys``.
+    """
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            main([str(a) for a in argv])
+            code = 0
+        except SystemExit as exc:
+            code = int(exc.code or 0)
+    return code, out.getvalue(), err.getvalue()

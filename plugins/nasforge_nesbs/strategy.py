@@ -10,8 +10,9 @@ ensemble:
   such as ``--export`` and evaluators take);
 - ``best_result``: the ensemble's estimated NLL and error on the selection split, and its
   members' mean;
-- ``produced_by["ensemble_outcome"]``: members, texts, uniform weights, the combine rule and each
-  member's selection scores, in the schema of :class:`nasforge.ensemble.Ensemble`;
+- ``ensemble``: a :class:`nasforge.ensemble.Ensemble` of the members, uniform weights, the
+  combine rule, each member's selection scores and the ensemble's own (also, as JSON, under
+  ``produced_by["ensemble_outcome"]`` and ``best_result.metadata``, for older readers);
 - ``history``: one trial per supernet epoch (the last path trained), per posterior epoch
   (the posterior's mode), per member of every candidate ensemble, and per final member (stage "final"),
   each with ``metadata["stage"]``.
@@ -29,6 +30,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from nasforge.backends import resolve_device
 from nasforge.datasets import TensorData, load_dataset, network_options
+from nasforge.ensemble import ENSEMBLE_KEY, Ensemble
 from nasforge.errors import NasforgeError
 from nasforge.genotype import Genotype
 from nasforge.registry import Registry, get_registry
@@ -43,10 +45,6 @@ from nasforge_nesbs.search import NesbsRun, run_nesbs
 
 log = logging.getLogger("nasforge.nesbs")
 
-#: Schema of ``produced_by["ensemble_outcome"]`` (read by :meth:`nasforge.ensemble.Ensemble.from_json`).
-ENSEMBLE_FORMAT = "nasforge-ensemble"
-#: Where the ensemble sits in ``SearchOutcome.produced_by`` and ``best_result.metadata``.
-ENSEMBLE_KEY = "ensemble_outcome"
 PROGRESS_COLUMNS = (
     TextColumn("{task.description}"),
     BarColumn(),
@@ -56,7 +54,6 @@ PROGRESS_COLUMNS = (
 )
 #: Stages whose trials advance the bar (a candidate ensemble advances it once, by its first member).
 _STEPS = {"supernet", "posterior"}
-ENSEMBLE_VERSION = 1
 
 
 class Nesbs(OneShotStrategy):
@@ -124,7 +121,8 @@ class Nesbs(OneShotStrategy):
                 {"member_nll": scores["nll"], "member_error": scores["error"]},
                 {"member": i, "weight": 1.0 / len(members)},
             )
-        ensemble = ensemble_json(space, members, run, config)
+        ensemble = make_ensemble(members, run, config)
+        ensemble_doc = ensemble.to_json([space.format(g) for g in members])
         for i, (g, s) in enumerate(zip(members, run.member_scores, strict=True)):
             log.info(
                 "NESBS member %d/%d: %s (supernet NLL %.4f, error %.2f %%)",
@@ -144,7 +142,7 @@ class Nesbs(OneShotStrategy):
                 "mean_member_error": sum(s["error"] for s in run.member_scores) / n,
             },
             cost=sum(run.seconds.values()),
-            metadata={ENSEMBLE_KEY: ensemble},
+            metadata={ENSEMBLE_KEY: ensemble_doc},
         )
         return SearchOutcome(
             best=members[best_i],
@@ -157,32 +155,27 @@ class Nesbs(OneShotStrategy):
                 "config": config.to_json(),
                 "supernet": supernet_options,
                 "data": dataset.name,
-                ENSEMBLE_KEY: ensemble,
+                ENSEMBLE_KEY: ensemble_doc,
                 "run": run.to_json(),
             },
+            ensemble=ensemble,
         )
 
 
-def ensemble_json(
-    space: SearchSpace, members: tuple[Genotype, ...], run: NesbsRun, config: NesbsConfig
-) -> dict[str, Any]:
-    """The ensemble as :class:`nasforge.ensemble.Ensemble` reads it (uniform weights, §5.2)."""
-    n = len(members)
-    return {
-        "format": ENSEMBLE_FORMAT,
-        "version": ENSEMBLE_VERSION,
-        "method": "nesbs",
-        "members": [g.to_json() for g in members],
-        "texts": [space.format(g) for g in members],
-        "weights": [1.0 / n] * n,
-        "combine": config.combine,
-        "scores": [{"member_nll": s["nll"], "member_error": s["error"]} for s in run.member_scores],
-        "objectives": {
+def make_ensemble(members: tuple[Genotype, ...], run: NesbsRun, config: NesbsConfig) -> Ensemble:
+    """The chosen ensemble as the core's value: uniform weights (§5.2), the configured combine
+    rule, each member's scores and the ensemble's own, all with supernet-inherited weights on
+    the selection split."""
+    return Ensemble(
+        members=members,
+        combine=config.combine,
+        scores=[{"member_nll": s["nll"], "member_error": s["error"]} for s in run.member_scores],
+        objectives={
             "ensemble_nll": run.ensemble_scores["nll"],
             "ensemble_error": run.ensemble_scores["error"],
         },
-        "score_source": "supernet-inherited weights on the selection split",
-    }
+        method="nesbs",
+    )
 
 
 def make_config(options: dict[str, Any]) -> NesbsConfig:

@@ -1,10 +1,24 @@
-"""Black-box baselines: random search, regularized evolution, local search; and the
-multi-objective ones: random search returning a Pareto front, NSGA-II."""
+"""Black-box baselines: random search, regularized evolution, local search; the
+multi-objective ones: random search returning a Pareto front, NSGA-II; and the
+multi-fidelity ones: successive halving, Hyperband (fidelity = epochs) and the median
+stopping rule around any of them."""
 
+from nasforge_search.hyperband import Hyperband
 from nasforge_search.local_search import LocalSearch
+from nasforge_search.median_pruner import MedianPruner
 from nasforge_search.mo_random import MultiObjectiveRandomSearch
 from nasforge_search.nsga2 import NSGA2
 from nasforge_search.random_search import RandomSearch
 from nasforge_search.regularized_evolution import RegularizedEvolution
+from nasforge_search.successive_halving import SuccessiveHalving
 
-__all__ = ["NSGA2", "LocalSearch", "MultiObjectiveRandomSearch", "RandomSearch", "RegularizedEvolution"]
+__all__ = [
+    "NSGA2",
+    "Hyperband",
+    "LocalSearch",
+    "MedianPruner",
+    "MultiObjectiveRandomSearch",
+    "RandomSearch",
+    "RegularizedEvolution",
+    "SuccessiveHalving",
+]

@@ -13,6 +13,7 @@ import logging
 
 from nasforge.budget import Budget
 from nasforge.datasets import DatasetSource, TensorData
+from nasforge.ensemble import Ensemble
 from nasforge.errors import (
     BudgetError,
     CapabilityError,
@@ -29,6 +30,7 @@ from nasforge.errors import (
 )
 from nasforge.evaluator import Evaluator
 from nasforge.executors import Executor, InProcessExecutor, ProcessPoolExecutor
+from nasforge.fidelity import Proposal
 from nasforge.genotype import Genotype
 from nasforge.hookspecs import hookimpl
 from nasforge.metric import Batch, Metric, MetricContext, MetricInfo, PopulationMetric
@@ -36,6 +38,7 @@ from nasforge.objectives import Constraint, SearchGoal
 from nasforge.registry import Registry, get_registry
 from nasforge.result import Objective, Result, SearchOutcome, Trial
 from nasforge.search_space import SearchSpace
+from nasforge.stopping import AllOf, Plateau, TargetReached, TimeLimit
 from nasforge.strategy import OneShotStrategy, Strategy
 from nasforge.supernet import Supernet, SupernetMixin, as_supernet, supernet_option_names
 from nasforge.supernet_topology import CellTopology, KeptEdge, OneOpPerEdge, OpSet, TopKInputs
@@ -56,11 +59,14 @@ PUBLIC_MODULES = (
     "nasforge.cli.output",
     "nasforge.datasets",
     "nasforge.defaults",
+    "nasforge.ensemble",
     "nasforge.errors",
     "nasforge.evaluator",
     "nasforge.executors",
     "nasforge.experiment",
+    "nasforge.fidelity",
     "nasforge.export",
+    "nasforge.export.ensemble_export",
     "nasforge.genotype",
     "nasforge.hookspecs",
     "nasforge.journal",
@@ -81,6 +87,7 @@ PUBLIC_MODULES = (
     "nasforge.search_space",
     "nasforge.seeding",
     "nasforge.spec",
+    "nasforge.stopping",
     "nasforge.strategy",
     "nasforge.supernet",
     "nasforge.supernet_discretise",
@@ -99,6 +106,8 @@ __all__ = [
     "CellTopology",
     "Constraint",
     "DatasetSource",
+    "AllOf",
+    "Ensemble",
     "Evaluator",
     "Executor",
     "ExportError",
@@ -117,9 +126,11 @@ __all__ = [
     "OneOpPerEdge",
     "OneShotStrategy",
     "OpSet",
+    "Plateau",
     "PopulationMetric",
     "ProcessPoolExecutor",
     "Registry",
+    "Proposal",
     "Result",
     "RunInUseError",
     "RunLockError",
@@ -130,7 +141,9 @@ __all__ = [
     "Strategy",
     "Supernet",
     "SupernetMixin",
+    "TargetReached",
     "TensorData",
+    "TimeLimit",
     "TopKInputs",
     "Trial",
     "UnknownNameError",

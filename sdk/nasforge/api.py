@@ -31,6 +31,7 @@ from nasforge.registry import Registry, get_registry
 from nasforge.result import Objective, SearchOutcome
 from nasforge.search_space import SearchSpace
 from nasforge.spec import ExperimentSpec
+from nasforge.stopping import StopRule
 
 _log = logging.getLogger(__name__)
 
@@ -63,6 +64,7 @@ def build_spec(
     dedup: bool = True,
     objectives: Sequence[str | Objective] | None = None,
     constraints: Sequence[str | Constraint] | None = None,
+    stop: Sequence[str | StopRule] | None = None,
     registry: Registry | None = None,
 ) -> ExperimentSpec:
     """A spec with the CLI's defaults filled in, for ask/tell and one-shot strategies.
@@ -82,6 +84,9 @@ def build_spec(
     more need a multi-objective strategy and the run returns a Pareto front.
     ``constraints`` (``"NAME<=VALUE"``, ``"NAME>=VALUE"`` or :class:`~nasforge.Constraint`)
     bound what may become the best. Both are refused for one-shot strategies.
+    ``stop`` are rules that end an ask/tell run early, any one of which stops it
+    (``"valid_accuracy>=93"``, ``"time:600"``, ``"plateau:20"`` or the classes of
+    :mod:`nasforge.stopping`); the journal records them, so a resume obeys them too.
     """
     registry = registry if registry is not None else get_registry()
     space = space or default_component(registry, "space", defaults.SPACE)
@@ -103,6 +108,7 @@ def build_spec(
         benchmark_dataset=benchmark_dataset,
         objectives=objectives,
         constraints=constraints,
+        stop=stop,
     )
     has_budget = trials is not None or seconds is not None or simulated_seconds is not None
     if spec.is_one_shot(registry):
@@ -112,6 +118,8 @@ def build_spec(
             raise NasforgeError(
                 f"'{strategy}' is one-shot: objectives and constraints apply to ask/tell strategies"
             )
+        if spec.stop:
+            raise NasforgeError(f"'{strategy}' is one-shot: stop rules apply to ask/tell strategies")
         spec = _with_default_data(spec.resolve(registry), registry)
         return _checked(_with_device(spec, device, registry), registry)
     if evaluator is None:
@@ -195,13 +203,16 @@ def search(
     """Run a journaled search (the Python twin of ``nasforge search``).
 
     ``spec_options`` are those of :func:`build_spec` (train_data, benchmark_dataset,
-    trials, seed, device, objectives, constraints, ...). With ``run_dir`` every trial is journaled and an
-    interrupted run continues with :func:`resume`. Every component comes from
+    trials, seed, device, objectives, constraints, stop, ...). With ``run_dir`` every trial
+    is journaled and an interrupted run continues with :func:`resume`. Every component comes from
     ``registry`` (default: the process-wide one).
 
     With several objectives the outcome's ``front`` holds the Pareto front (trials, best
     first) and ``members`` its genotypes; ``best`` is the front member best on the first
-    objective.
+    objective. An ensemble search (e.g. ``nesbs``) returns its ensemble in ``ensemble``
+    (a :class:`~nasforge.Ensemble`: members, weights, combine rule, per-member scores) and
+    its genotypes in ``members``; :func:`nasforge.export.export_ensemble` writes it as
+    ``nasforge search --export`` does, and :func:`resume` of the ended run gives it back.
 
     Raises :class:`~nasforge.errors.SearchFailedError` when every trial failed (there is
     no best to return), :class:`~nasforge.errors.InfeasibleSearchError` (a subclass) when

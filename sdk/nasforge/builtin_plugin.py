@@ -8,7 +8,7 @@ from nasforge.datasets import BUILTIN_DATASETS
 from nasforge.executors import InProcessExecutor, ProcessPoolExecutor
 from nasforge.hookspecs import hookimpl
 from nasforge.short_train import ShortTrainEvaluator
-from nasforge.testing.toy import ToyEvaluator, ToySpace
+from nasforge.testing.toy import ToyEvaluator, ToyFidelityEvaluator, ToySpace
 
 
 @hookimpl
@@ -28,4 +28,4 @@ def nasforge_register_search_spaces() -> list:
 
 @hookimpl
 def nasforge_register_evaluators() -> list:
-    return [ToyEvaluator, ShortTrainEvaluator]
+    return [ToyEvaluator, ToyFidelityEvaluator, ShortTrainEvaluator]

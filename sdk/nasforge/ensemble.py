@@ -4,9 +4,10 @@ Ensemble search (NESBS, NES) ends in several genotypes whose predictions are ave
 not one; a consumer (export, evaluation, ``inspect``) needs to know the members, their
 weights, whether probabilities or logits are averaged, and what each member scored.
 :class:`Ensemble` is that value, frozen and validated at the boundary; a strategy puts
-its JSON form under :data:`ENSEMBLE_KEY` in ``SearchOutcome.produced_by`` and
-:meth:`Ensemble.from_outcome` reads it back (or treats ``outcome.members`` as a uniform
-ensemble when a strategy says no more).
+it in ``SearchOutcome.ensemble`` (and, for readers of the older form, its JSON under
+:data:`ENSEMBLE_KEY` in ``SearchOutcome.produced_by``); :meth:`Ensemble.from_outcome` reads
+either back (or treats ``outcome.members`` as a uniform ensemble when a strategy says no
+more). A one-shot run journals it in its end record, so ``resume`` and ``inspect`` give it back.
 
 Combine rules: ``mean-softmax`` is the weighted mean of the members' class probabilities
 (the NES convention NESBS follows); ``mean-logits`` the softmax of the weighted mean of
@@ -131,8 +132,12 @@ class Ensemble:
 
     @classmethod
     def from_outcome(cls, outcome: Any) -> Ensemble | None:
-        """The ensemble a SearchOutcome holds: its :data:`ENSEMBLE_KEY` entry, else a uniform
-        ensemble of ``outcome.members`` when it has no Pareto front; None when it holds none."""
+        """The ensemble a SearchOutcome holds: its ``ensemble`` field, else its
+        :data:`ENSEMBLE_KEY` entry (outcomes made before the field), else a uniform ensemble
+        of ``outcome.members`` when it has no Pareto front; None when it holds none."""
+        held = getattr(outcome, "ensemble", None)
+        if isinstance(held, Ensemble):
+            return held
         data = (getattr(outcome, "produced_by", None) or {}).get(ENSEMBLE_KEY)
         if data is not None:
             return cls.from_json(data)

@@ -48,6 +48,11 @@ class Evaluator(abc.ABC):
     #: (``None``: it builds none, or for no particular input); an export of its run's best
     #: is built for this shape with :attr:`build_options`, as the networks it evaluated were.
     input_shape: tuple[int, ...] | None = None
+    #: The budget option this evaluator can vary per call (``"epochs"`` for short-train),
+    #: ``None`` when it has none. Its full value is the option's configured value; a
+    #: multi-fidelity strategy asks for less through :meth:`evaluate_at`
+    #: (:mod:`nasforge.fidelity`).
+    fidelity: ClassVar[str | None] = None
 
     def __init__(self, space: SearchSpace, *, dataset: str | None = None) -> None:
         self._check_declared(space)
@@ -115,6 +120,25 @@ class Evaluator(abc.ABC):
         (a caller bug); failures while measuring a valid one (divergence, out of memory)
         are the architecture's and become ``Result(failed=True)``, so a search goes on.
         """
+
+    def evaluate_at(
+        self, g: Genotype, fidelity: int | None, *, stop_below: tuple[float, ...] | None = None
+    ) -> Result:
+        """Measure ``g`` at budget ``fidelity`` (``None``: the full one, as :meth:`evaluate`).
+
+        An evaluator that declares :attr:`fidelity` overrides this, reports its objective
+        after each unit of it (``metadata["per_epoch"]``) and stops after unit k when the
+        value is worse than ``stop_below[k - 1]`` (``metadata["stopped_at"] = k``, the
+        objective as reached then; :func:`nasforge.fidelity.should_stop`). Any other
+        evaluator refuses a budget, so a multi-fidelity strategy paired with it fails
+        before a trial is wasted.
+        """
+        if fidelity is None:
+            return self.evaluate(g)
+        raise CapabilityError(
+            f"evaluator '{self.name}' has no fidelity to vary (it declares none), so it cannot "
+            f"evaluate at budget {fidelity}; use an evaluator that declares one (short-train: epochs)"
+        )
 
     def describe(self) -> dict[str, Any]:
         """Facts for the journal header: dataset, benchmark hashes, settings."""

@@ -17,13 +17,22 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from nasforge.evaluator import Evaluator
+from nasforge.fidelity import Proposal
 from nasforge.genotype import Genotype
 from nasforge.result import Result
 
 
-def evaluate_safely(evaluator: Evaluator, g: Genotype) -> Result:
-    """Evaluate, turning an exception into a failed result instead of a dead search."""
+def evaluate_safely(evaluator: Evaluator, g: Genotype | Proposal) -> Result:
+    """Evaluate, turning an exception into a failed result instead of a dead search.
+
+    A :class:`~nasforge.fidelity.Proposal` is evaluated at its fidelity, so every
+    executor serves multi-fidelity strategies by passing what it was given here.
+    """
     try:
+        if isinstance(g, Proposal):
+            if g.stop_below is None:
+                return evaluator.evaluate_at(g.genotype, g.fidelity)
+            return evaluator.evaluate_at(g.genotype, g.fidelity, stop_below=g.stop_below)
         return evaluator.evaluate(g)
     except Exception as exc:  # one bad architecture must not end the search
         return Result(objectives={}, failed=True, error=f"{type(exc).__name__}: {exc}")
@@ -36,8 +45,8 @@ class Executor(abc.ABC):
     workers: int = 1
 
     @abc.abstractmethod
-    def map(self, evaluator: Evaluator, genotypes: Sequence[Genotype]) -> list[Result]:
-        """Evaluate every genotype."""
+    def map(self, evaluator: Evaluator, genotypes: Sequence[Genotype | Proposal]) -> list[Result]:
+        """Evaluate every genotype (a Proposal at its fidelity: pass it to ``evaluate_safely``)."""
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release workers (a run calls it once, on any exit; may be called again)."""
@@ -55,7 +64,7 @@ class InProcessExecutor(Executor):
     def __init__(self, workers: int = 1, **_: Any) -> None:
         self.workers = workers
 
-    def map(self, evaluator: Evaluator, genotypes: Sequence[Genotype]) -> list[Result]:
+    def map(self, evaluator: Evaluator, genotypes: Sequence[Genotype | Proposal]) -> list[Result]:
         return [evaluate_safely(evaluator, g) for g in genotypes]
 
 
@@ -131,7 +140,7 @@ class ProcessPoolExecutor(Executor):
             initargs=(os.getpid(), threads if threads is not None else _torch_threads()),
         )
 
-    def map(self, evaluator: Evaluator, genotypes: Sequence[Genotype]) -> list[Result]:
+    def map(self, evaluator: Evaluator, genotypes: Sequence[Genotype | Proposal]) -> list[Result]:
         return list(self._pool.map(evaluate_safely, [evaluator] * len(genotypes), genotypes))
 
     def close(self) -> None:

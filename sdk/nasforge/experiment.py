@@ -16,6 +16,12 @@ the spec) picks the best: an infeasible trial never becomes it, and a run in whi
 trial was feasible ends in :class:`~nasforge.errors.InfeasibleSearchError`. A run of
 several objectives also ends with its Pareto front (``SearchOutcome.front``), computed
 from every trial it evaluated, so every strategy's run, and its resume, has the same one.
+
+A run may stop before its budget is spent: by the spec's stop rules
+(:mod:`nasforge.stopping`, checked after every trial, replayed ones too, so a resume
+stops where the run would have) or by a plugin's ``nasforge_should_stop`` hook (asked
+after every new trial). A stopped run ends like any other; its end record, and the
+outcome's ``produced_by["stopped"]``, say which rule stopped it, why and after which trial.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from nasforge.environment import describe_environment
 from nasforge.errors import (
+    CapabilityError,
     InfeasibleSearchError,
     InvalidGenotypeError,
     JournalError,
@@ -43,15 +50,17 @@ from nasforge.errors import (
 )
 from nasforge.evaluator import Evaluator
 from nasforge.executors import Executor, InProcessExecutor
+from nasforge.fidelity import Ask, Proposal, fidelity_spent, max_fidelity, split, trial_spent, was_stopped
 from nasforge.genotype import Genotype
 from nasforge.journal import JournalReader, JournalWriter, is_unstarted, journal_path
-from nasforge.objectives import SearchGoal, as_goal, check_measured
+from nasforge.objectives import SearchGoal, as_goal, check_measured, declared_objectives
 from nasforge.progress_log import ProgressLog, bar_is_live
 from nasforge.registry import Registry, get_registry
 from nasforge.result import Result, SearchOutcome, Trial, best_trial
 from nasforge.run_lock import RunLock
 from nasforge.search_space import SearchSpace
 from nasforge.spec import ExperimentSpec, spec_differences
+from nasforge.stopping import StopContext, check_rules, first_stop, parse_rule, rule_texts
 from nasforge.strategy import Strategy
 
 logger = logging.getLogger("nasforge.experiment")
@@ -66,6 +75,10 @@ class Experiment:
     ``registry`` is where the run's components came from and whose event hooks
     (``nasforge_trial_end``, ``nasforge_search_end``) it calls; an Experiment built from
     instances without one uses the process-wide default, so loggers see every run.
+
+    ``stop`` adds stop rules (text such as ``"valid_accuracy>=93"`` or the rules of
+    :mod:`nasforge.stopping`) to the spec's: they are recorded with it in the journal, so
+    a resume obeys them too. ``stopped`` says, once the run ends, whether one stopped it.
     """
 
     def __init__(
@@ -80,8 +93,11 @@ class Experiment:
         registry: Registry | None = None,
         progress: bool = True,
         console: Console | None = None,
+        stop: Any = None,
     ) -> None:
         evaluator.preflight()  # an evaluator that cannot serve the space is refused before any trial
+        if stop:  # recorded in the spec (and so the journal): a resume obeys the same rules
+            spec = attrs.evolve(spec, stop=(*spec.stop, *rule_texts(stop)))
         self.space, self.strategy, self.evaluator, self.spec = space, strategy, evaluator, spec
         self.executor = executor or InProcessExecutor()
         self.run_dir = Path(run_dir) if run_dir is not None else None
@@ -97,6 +113,11 @@ class Experiment:
         self._check_strategy_goal()
         self._warn_if_selecting_on_reported()
         self._measured_checked = False
+        self.stop_rules = tuple(parse_rule(text) for text in spec.stop)
+        check_rules(self.stop_rules, self.goal, _declared_names(evaluator))
+        #: Why the run stopped before its budget ran out: {"rule", "reason", "trial"}, else None.
+        self.stopped: dict[str, Any] | None = None
+        self._improved_at = -1
 
     def _check_strategy_goal(self) -> None:
         """The strategy must search the goal the journal records, or a resume (which builds
@@ -146,7 +167,7 @@ class Experiment:
     def resume(
         cls, run_dir: str | os.PathLike[str], *, registry: Registry | None = None, **kwargs: Any
     ) -> Experiment:
-        """Rebuild a run from its journal header; ``run()`` then continues it."""
+        """Rebuild a run from its journal header (its stop rules too); ``run()`` then continues it."""
         reader = JournalReader.of_run(run_dir)
         try:
             spec = ExperimentSpec.from_json(reader.header["spec"])
@@ -166,6 +187,7 @@ class Experiment:
         writer: JournalWriter | None = None
         created = self.run_dir is not None and not self.run_dir.exists()
         replay = _Replay(False, [], False)
+        self.stopped = None
         try:
             replay = self._load_replay()
             if self.run_dir is not None and not replay.ended:
@@ -177,6 +199,8 @@ class Experiment:
                 if not replay.exists:
                     writer.header(self._header())
             self._loop(replay, writer)
+            if replay.ended:
+                self.stopped = replay.stopped
             outcome = self._outcome()
             if writer is not None:
                 writer.end(self._end_record(outcome))
@@ -213,9 +237,9 @@ class Experiment:
         One round asks for as many genotypes as the executor runs at once. Replayed
         trials come first and in order, so a resumed run stands exactly where it stood.
         """
-        state = _LoopState(recorded=replay.trials)
+        state = _LoopState(recorded=replay.trials, judge=not replay.ended)
         with self._progress_bar() as bar:
-            while not self._finished(replay, state):
+            while self.stopped is None and not self._finished(replay, state):
                 asks = self._ask(state)
                 if not asks and self._strategy_finished():
                     break
@@ -224,9 +248,9 @@ class Experiment:
                     break
                 answers = self._answer_from_journal(asks, state)
                 self._evaluate_fresh(asks, answers)
-                for g, (result, wall) in zip(asks, answers, strict=True):
+                for asked, (result, wall) in zip(asks, answers, strict=True):
                     assert result is not None
-                    self._record(g, result, wall, state, writer, bar)
+                    self._record(asked, result, wall, state, writer, bar)
 
     def _finished(self, replay: _Replay, state: _LoopState) -> bool:
         """The budget is spent, or an ended run has been re-read (never extended: its
@@ -250,51 +274,90 @@ class Experiment:
                 f"strategy '{self.strategy.name}' has nothing more to propose: finished after {done} trials"
             )
 
-    def _ask(self, state: _LoopState) -> list[Genotype]:
-        """Up to one round of new genotypes; with dedup, a repeat is told its earlier result
-        at once and asked again (empty: the strategy only repeats itself)."""
+    def _ask(self, state: _LoopState) -> list[Ask]:
+        """Up to one round of new genotypes (or proposals at a fidelity); with dedup, a
+        repeat of the same genotype at the same fidelity is told its earlier result at
+        once and asked again (empty: the strategy only repeats itself)."""
         want = self.executor.workers
         budget = self.spec.budget
         if budget.trials is not None:
             want = min(want, budget.trials - len(self.trials))
-        asks: list[Genotype] = []
+        asks: list[Ask] = []
         while len(asks) < want and not self._strategy_finished():
-            g = self.strategy.ask()
+            asked = self.strategy.ask()
+            g, fidelity = split(asked)
             self.space.validate(g)  # a strategy bug surfaces here, not in a model
-            if self.spec.dedup and g in state.seen:
-                self.strategy.tell(g, state.seen[g])
+            self._check_fidelity(fidelity, getattr(asked, "stop_below", None) is not None)
+            if self.spec.dedup and (g, fidelity) in state.seen:
+                self.strategy.tell(asked, state.seen[g, fidelity])
                 state.duplicates += 1
                 if state.duplicates >= MAX_DUPLICATE_ASKS:
                     break
                 continue
             state.duplicates = 0
-            asks.append(g)
+            asks.append(asked)
         return asks
 
-    def _answer_from_journal(self, asks: list[Genotype], state: _LoopState) -> list[_Answer]:
+    def _check_fidelity(self, fidelity: int | None, stops: bool) -> None:
+        """A budget the evaluator cannot vary (or stop early), or above its full one, is a
+        pairing error."""
+        if fidelity is None and not stops:
+            return
+        full = max_fidelity(self.evaluator)
+        if full is None:
+            what = "at a fidelity" if fidelity is not None else "that stop early"
+            raise CapabilityError(
+                f"strategy '{self.strategy.name}' asks for evaluations {what}, but evaluator "
+                f"'{self.evaluator.name}' declares no fidelity it can vary (short-train varies epochs)"
+            )
+        if fidelity is not None and fidelity > full:
+            raise CapabilityError(
+                f"strategy '{self.strategy.name}' asked for {self.evaluator.fidelity}={fidelity}, above "
+                f"evaluator '{self.evaluator.name}''s full {self.evaluator.fidelity}={full}"
+            )
+
+    def _at_full(self, trial: Trial) -> bool:
+        """Whether a trial was evaluated at the full budget. The best (and the front) is
+        chosen among those once there are any: a short training's number is a cheap
+        guess, not what the architecture reaches, and must not outrank a full one."""
+        if was_stopped(trial):  # stopped early by a pruner: it reached less than it was asked
+            return False
+        return trial.fidelity is None or trial.fidelity == max_fidelity(self.evaluator)
+
+    def fidelity_spent(self) -> int | None:
+        """The budget the run's trials spent, in the evaluator's fidelity unit (short-train:
+        training epochs), a full evaluation counting the full budget; None when the
+        evaluator declares no fidelity (:func:`nasforge.fidelity.fidelity_spent`)."""
+        return fidelity_spent((trial_spent(t, self.evaluator) for t in self.trials), self.evaluator)
+
+    def _answer_from_journal(self, asks: list[Ask], state: _LoopState) -> list[_Answer]:
         """(result, wall seconds) of each ask the journal holds, in order; (None, 0) for the
         rest. An ask other than the recorded one means another search: refused."""
         answers: list[_Answer] = []
-        for offset, g in enumerate(asks):
+        for offset, asked in enumerate(asks):
             index = len(self.trials) + offset
             if index >= len(state.recorded):
                 answers.append((None, 0.0))
                 continue
             old = state.recorded[index]
-            if old.genotype != g:
+            g, fidelity = split(asked)
+            if (old.genotype, old.fidelity) != (g, fidelity):
                 raise JournalError(
                     f"journal diverges at trial {index}: the strategy asked "
-                    f"{self.space.format(g)}, the journal holds "
-                    f"{self.space.format(old.genotype)} (different seed or code?)"
+                    f"{_describe(self.space.format(g), fidelity)}, the journal holds "
+                    f"{_describe(self.space.format(old.genotype), old.fidelity)} (different seed or code?)"
                 )
             answers.append((old.result, old.wall_seconds))
             state.wall_before += old.wall_seconds
         return answers
 
-    def _evaluate_fresh(self, asks: list[Genotype], answers: list[_Answer]) -> None:
+    def _evaluate_fresh(self, asks: list[Ask], answers: list[_Answer]) -> None:
         """Fill in the unanswered asks through the executor (each charged an equal share
-        of the round's wall time)."""
-        fresh = [g for g, (result, _) in zip(asks, answers, strict=True) if result is None]
+        of the round's wall time); a proposal at full fidelity goes as its bare genotype,
+        so evaluators see exactly the calls they saw before fidelities existed."""
+        fresh = [
+            _as_evaluated(asked) for asked, (result, _) in zip(asks, answers, strict=True) if result is None
+        ]
         if not fresh:
             return
         t0 = time.perf_counter()
@@ -306,7 +369,7 @@ class Experiment:
 
     def _record(
         self,
-        g: Genotype,
+        asked: Ask,
         result: Result,
         wall: float,
         state: _LoopState,
@@ -314,21 +377,47 @@ class Experiment:
         bar: Any,
     ) -> None:
         """One finished trial: journaled (if new), told, counted, hooked (if new), shown."""
-        trial = Trial(index=len(self.trials), genotype=g, result=result, wall_seconds=wall)
+        g, fidelity = split(asked)
+        trial = Trial(index=len(self.trials), genotype=g, result=result, wall_seconds=wall, fidelity=fidelity)
         is_new = trial.index >= len(state.recorded)
         if not self._measured_checked and not result.failed:  # before anything is journaled
             check_measured(self.goal, result, self.evaluator.name)
             self._measured_checked = True
         if is_new and writer is not None:
             writer.trial(trial)
-        self.strategy.tell(g, result)
-        state.seen[g] = result
+        self.strategy.tell(asked, result)
+        state.seen[g, fidelity] = result
         state.sim_clock += result.cost
         self.trials.append(trial)
-        self._best = best_trial([t for t in (self._best, trial) if t is not None], self.goal)
+        pool = [t for t in (self._best, trial) if t is not None]
+        self._best = best_trial([t for t in pool if self._at_full(t)] or pool, self.goal)
+        if self._best is trial:
+            self._improved_at = trial.index
         if is_new:
             self._hook("nasforge_trial_end", experiment=self, trial=trial)
         self._advance(bar, trial)
+        if self.stopped is None and state.judge:
+            self._check_stop(trial, state, is_new)
+
+    def _check_stop(self, trial: Trial, state: _LoopState, is_new: bool) -> None:
+        """After a trial: the spec's rules, then (for a new trial) the plugins' hook. The
+        rest of the round is still recorded (it is evaluated already); no round follows."""
+        ctx = StopContext(
+            trials=self.trials,
+            goal=self.goal,
+            trials_since_improvement=trial.index - self._improved_at,
+            wall_seconds=state.wall(),
+            simulated_seconds=state.sim_clock,
+        )
+        found = first_stop(self.stop_rules, ctx)
+        if found is None and is_new:
+            why = self.registry.pm.hook.nasforge_should_stop(experiment=self, trial=trial)
+            if why:
+                found = ("nasforge_should_stop", str(why))
+        if found is not None:
+            rule, reason = found
+            self.stopped = {"rule": rule, "reason": reason, "trial": trial.index}
+            logger.info("stopping after trial %d: %s", trial.index, reason)
 
     # --- journal ----------------------------------------------------------------------
     def _header(self) -> dict[str, Any]:
@@ -376,7 +465,10 @@ class Experiment:
                 self.space.validate(trial.genotype)
             except InvalidGenotypeError as exc:
                 raise JournalError(f"journal trial {trial.index}: {exc}") from exc
-        return _Replay(True, reader.trials, reader.end is not None)
+        stopped = (reader.end or {}).get("stopped")
+        return _Replay(
+            True, reader.trials, reader.end is not None, stopped if isinstance(stopped, dict) else None
+        )
 
     # --- results ----------------------------------------------------------------------
     def _outcome(self) -> SearchOutcome:
@@ -393,7 +485,8 @@ class Experiment:
             )
         if not self.goal.feasible(best.result):
             raise InfeasibleSearchError(self._infeasible_message(best) + where)
-        front = self.goal.front(self.trials) if self.goal.multi_objective else ()
+        full = [t for t in self.trials if self._at_full(t)] or self.trials
+        front = self.goal.front(full) if self.goal.multi_objective else ()
         return SearchOutcome(
             best=best.genotype,
             best_result=best.result,
@@ -402,6 +495,7 @@ class Experiment:
                 "spec": self.spec.to_json(),
                 "evaluator": self.evaluator.describe(),
                 "goal": self.goal.to_json(),
+                "stopped": self.stopped,
             },
             members=tuple(t.genotype for t in front),
             front=front,
@@ -426,7 +520,10 @@ class Experiment:
             "best_text": self.space.format(outcome.best),
             "trials": len(self.trials),
             "goal": self.goal.to_json(),
+            "stopped": self.stopped,
         }
+        if self.fidelity_spent() is not None:
+            record["fidelity_spent"] = self.fidelity_spent()
         if self.goal.multi_objective:
             record["front"] = [
                 {"index": t.index, "genotype": t.genotype.to_json(), "text": self.space.format(t.genotype)}
@@ -479,9 +576,30 @@ class Experiment:
             bar.update(self._task, advance=1, best=f"{value:.4g}")
 
 
+def _describe(text: str, fidelity: int | None) -> str:
+    return text if fidelity is None else f"{text} at fidelity {fidelity}"
+
+
+def _as_evaluated(asked: Ask) -> Genotype | Proposal:
+    if isinstance(asked, Proposal) and (asked.fidelity is not None or asked.stop_below is not None):
+        return asked
+    return split(asked)[0]
+
+
+def _declared_names(evaluator: Evaluator) -> list[str] | None:
+    """What the evaluator declares it measures (None: it declares nothing, so only its
+    results can tell)."""
+    declared = declared_objectives(evaluator)
+    return None if declared is None else list(declared)
+
+
 class _Replay:
-    def __init__(self, exists: bool, trials: list[Trial], ended: bool) -> None:
+    def __init__(
+        self, exists: bool, trials: list[Trial], ended: bool, stopped: dict[str, Any] | None = None
+    ) -> None:
         self.exists, self.trials, self.ended = exists, trials, ended
+        #: An ended run's recorded stop (re-reading it keeps that, rather than re-judging it).
+        self.stopped = stopped
 
 
 #: An ask's result and wall seconds; (None, 0.0) until it is evaluated.
@@ -494,8 +612,8 @@ class _LoopState:
 
     #: The journal's trials, replayed before anything is evaluated.
     recorded: list[Trial]
-    #: Every genotype told so far and its result (dedup answers repeats from here).
-    seen: dict[Genotype, Result] = attrs.field(factory=dict)
+    #: Every (genotype, fidelity) told so far and its result (dedup answers repeats from here).
+    seen: dict[tuple[Genotype, int | None], Result] = attrs.field(factory=dict)
     #: Simulated seconds of every trial told (tabular benchmarks' clock).
     sim_clock: float = 0.0
     #: Wall seconds spent by earlier sessions on the trials replayed from the journal.
@@ -503,6 +621,8 @@ class _LoopState:
     started: float = attrs.field(factory=time.perf_counter)
     #: Consecutive repeats asked (see MAX_DUPLICATE_ASKS).
     duplicates: int = 0
+    #: Whether stop rules are checked (not while an ended run is re-read).
+    judge: bool = True
 
     def wall(self) -> float:
         """Wall seconds of the whole search: earlier sessions' plus this one's."""

@@ -1,7 +1,8 @@
 """pluggy hook specifications: how plugins contribute components and observe runs.
 
 Registration hooks return a list of classes (each with a ``name`` class attribute);
-event hooks are called for loggers and callbacks and their return values are ignored.
+event hooks are called for loggers and callbacks and their return values are ignored,
+except ``nasforge_should_stop``'s, which ends a run.
 """
 
 from __future__ import annotations
@@ -53,6 +54,15 @@ def nasforge_register_commands() -> list[Any]:
 @hookspec
 def nasforge_trial_end(experiment: Any, trial: Any) -> None:
     """Called after each trial is journaled."""
+
+
+@hookspec(firstresult=True)
+def nasforge_should_stop(experiment: Any, trial: Any) -> str | None:
+    """Asked after each new trial of an ask/tell run is journaled: a reason (one line) to
+    end the run now, or None to go on. The first reason returned stops it; the run then
+    ends normally and its journal's end record keeps the reason. Stops decided here are
+    not re-judged on resume (a resumed, unfinished run asks again from its next new
+    trial); rules that must survive a resume belong in the spec (:mod:`nasforge.stopping`)."""
 
 
 @hookspec

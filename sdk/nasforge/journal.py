@@ -39,7 +39,8 @@ CHECKSUM_DECLARATION = "trial_checksum"
 CHECKSUM_ALGORITHM = "sha256"
 CHECKSUM_KEY = "checksum"
 #: What a trial's checksum covers: what a replay feeds back, not the index, which the
-#: reader checks by sequence (so the checksum stays valid wherever the record sits).
+#: reader checks by sequence (so the checksum stays valid wherever the record sits); a
+#: trial's fidelity too, where it has one (records without one keep their checksums).
 _CHECKSUMMED = ("genotype", "result", "wall_seconds")
 
 
@@ -50,6 +51,8 @@ def journal_path(run_dir: str | os.PathLike[str]) -> Path:
 def trial_checksum(record: Mapping[str, Any]) -> str:
     """sha256 of a trial record's canonical JSON (sorted keys, no spaces), as hex."""
     payload = {key: record.get(key) for key in _CHECKSUMMED}
+    if record.get("fidelity") is not None:  # covered when present; older records lack it
+        payload["fidelity"] = record["fidelity"]
     text = json.dumps(payload, sort_keys=True, allow_nan=True, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 

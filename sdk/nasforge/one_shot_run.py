@@ -23,6 +23,7 @@ import attrs
 from rich.console import Console
 
 from nasforge.datasets import TensorData
+from nasforge.ensemble import Ensemble
 from nasforge.environment import describe_environment
 from nasforge.errors import JournalError, NasforgeError
 from nasforge.genotype import Genotype
@@ -157,6 +158,7 @@ def run_one_shot(
                     "best_text": space.format(outcome.best),
                     "trials": len(outcome.history),
                     "evaluation": evaluation.to_json() if evaluation is not None else None,
+                    **_ensemble_record(outcome, space),
                 }
             )
     finally:
@@ -167,6 +169,30 @@ def run_one_shot(
     seconds = time.perf_counter() - t0
     registry.pm.hook.nasforge_search_end(experiment=search, outcome=outcome)
     return OneShotRun(outcome, space, data, evaluation, search.run_dir, seconds)
+
+
+def _ensemble_record(outcome: SearchOutcome, space: SearchSpace) -> dict[str, Any]:
+    """The end record's ``ensemble`` (members, weights, combine rule, scores, the members'
+    texts) for an outcome that holds one; nothing otherwise, so other runs' records stay as
+    they were."""
+    ensemble = outcome.ensemble
+    if ensemble is None:
+        return {}
+    return {"ensemble": ensemble.to_json([space.format(g) for g in ensemble.members])}
+
+
+def recorded_ensemble(end: dict[str, Any] | None, path: Any = None) -> Ensemble | None:
+    """The ensemble a one-shot journal's end record holds (None for runs without one, and
+    for journals written before ensembles were recorded); a damaged entry is a
+    :class:`~nasforge.errors.JournalError` in one line."""
+    data = (end or {}).get("ensemble")
+    if data is None:
+        return None
+    try:
+        return Ensemble.from_json(data)
+    except NasforgeError as exc:
+        where = f"{path}: " if path is not None else ""
+        raise JournalError(f"{where}end record's ensemble: {exc}") from exc
 
 
 def _describe(trial: Trial, shown: int = 3) -> str:
@@ -195,8 +221,9 @@ def resume_one_shot(
 ) -> OneShotRun:
     """Finish an interrupted one-shot run (restarted from its spec; see the module docstring).
 
-    A finished run is only read: its outcome comes from the journal, and no hook fires
-    (nothing ran). ``kwargs`` are :func:`run_one_shot`'s (progress, console).
+    A finished run is only read: its outcome comes from the journal (an ensemble's
+    members, weights and scores included), and no hook fires (nothing ran). ``kwargs``
+    are :func:`run_one_shot`'s (progress, console).
     """
     reader = JournalReader.of_run(run_dir)
     try:
@@ -210,11 +237,17 @@ def resume_one_shot(
     best = Genotype.from_json(reader.end["best"])
     space.validate(best)
     evaluation = reader.end.get("evaluation")
+    ensemble = recorded_ensemble(reader.end, reader.path)
+    if ensemble is not None:
+        for g in ensemble.members:
+            space.validate(g)
     outcome = SearchOutcome(
         best=best,
         best_result=reader.trials[-1].result if reader.trials else None,
         history=reader.trials,
         produced_by={"spec": spec.to_json()},
+        members=ensemble.members if ensemble is not None else (),
+        ensemble=ensemble,
     )
     data = spec.load_train_data(registry)
     if data is None:

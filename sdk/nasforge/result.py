@@ -8,6 +8,7 @@ from typing import Any
 
 import attrs
 
+from nasforge.ensemble import Ensemble
 from nasforge.genotype import Genotype
 
 
@@ -72,14 +73,20 @@ class Trial:
     genotype: Genotype
     result: Result
     wall_seconds: float = 0.0
+    #: The budget it was evaluated at (e.g. epochs; :mod:`nasforge.fidelity`); None: the
+    #: evaluator's full budget (every trial of a journal written before fidelities existed).
+    fidelity: int | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data = {
             "index": self.index,
             "genotype": self.genotype.to_json(),
             "result": self.result.to_json(),
             "wall_seconds": self.wall_seconds,
         }
+        if self.fidelity is not None:  # absent at full fidelity: such records read as before
+            data["fidelity"] = self.fidelity
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Trial:
@@ -88,6 +95,7 @@ class Trial:
             genotype=Genotype.from_json(data["genotype"]),
             result=Result.from_json(data["result"]),
             wall_seconds=float(data.get("wall_seconds", 0.0)),
+            fidelity=None if data.get("fidelity") is None else int(data["fidelity"]),
         )
 
 
@@ -115,3 +123,8 @@ class SearchOutcome:
     #: A multi-objective run's Pareto front: the trials behind ``members``, best first
     #: (``best`` is the first; see :meth:`nasforge.objectives.SearchGoal.front`).
     front: tuple[Trial, ...] = attrs.field(converter=tuple, factory=tuple)
+    #: An ensemble search's result (members, weights, combine rule, per-member scores);
+    #: ``members`` then holds the same genotypes and ``best`` one of them. None otherwise.
+    ensemble: Ensemble | None = attrs.field(
+        default=None, validator=attrs.validators.optional(attrs.validators.instance_of(Ensemble))
+    )

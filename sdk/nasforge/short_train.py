@@ -30,6 +30,7 @@ from nasforge.datasets import ComponentLookup, TensorData, load_dataset, network
 from nasforge.defaults import TRAINING_DATASET
 from nasforge.errors import NasforgeError
 from nasforge.evaluator import Evaluator
+from nasforge.fidelity import should_stop
 from nasforge.genotype import Genotype
 from nasforge.latency_objective import OBJECTIVE as LATENCY_OBJECTIVE
 from nasforge.latency_objective import LatencyMode, LatencySettings, OnnxLatency
@@ -50,6 +51,8 @@ class ShortTrainEvaluator(Evaluator):
     requires: ClassVar[frozenset[str]] = frozenset({BUILD})
     #: Its ``dataset`` is the run's training data (``--train-data``), not a benchmark's.
     trains: ClassVar[bool] = True
+    #: Multi-fidelity strategies vary the epochs (full: the ``epochs`` option).
+    fidelity: ClassVar[str | None] = "epochs"
 
     def __init__(
         self,
@@ -138,7 +141,24 @@ class ShortTrainEvaluator(Evaluator):
         return out
 
     def evaluate(self, g: Genotype) -> Result:
+        return self.evaluate_at(g, None)
+
+    def evaluate_at(
+        self, g: Genotype, fidelity: int | None, *, stop_below: tuple[float, ...] | None = None
+    ) -> Result:
+        """Train for ``fidelity`` epochs (``None``: the configured ``epochs``), the
+        learning rate annealed over those epochs: a shorter budget is a complete short
+        schedule, not the start of a longer one. The validation accuracy after every
+        epoch is in ``metadata["per_epoch"]`` (a learning curve), the epochs trained in
+        ``metadata["epochs"]``. With ``stop_below`` (a pruner's thresholds) training
+        stops after the first epoch whose accuracy falls short of its threshold:
+        ``metadata["stopped_at"]`` is that epoch, the objective the accuracy it reached."""
         self.space.validate(g)
+        epochs = self.epochs if fidelity is None else int(fidelity)
+        if not 1 <= epochs <= self.epochs:
+            raise NasforgeError(
+                f"short-train trains 1 to {self.epochs} epochs (its full budget), not {epochs}"
+            )
         start = time.perf_counter()
         try:
             # One stream from the seed for init and then training randomness (dropout,
@@ -147,15 +167,21 @@ class ShortTrainEvaluator(Evaluator):
             with randomness:
                 model = self.space.build(g, **self.build_options).to(self.device)
             opt = self.optimiser.build(model.parameters())
-            schedule = CosineSchedule(self.optimiser.lr, 0.0, self.epochs)
+            schedule = CosineSchedule(self.optimiser.lr, 0.0, epochs)
             shuffle = seeded_generator(self.seed)
             x, y = self.train.x.to(self.device), self.train.y.to(self.device)
+            vx, vy = self.valid.x.to(self.device), self.valid.y.to(self.device)
             log: dict[str, float] = {}
-            for epoch in range(self.epochs):
+            curve: list[float] = []
+            for epoch in range(epochs):
                 set_lr(opt, schedule(epoch))
                 batches = iterate_batches(x, y, self.batch_size, generator=shuffle)
                 log = train_epoch(model, batches, opt, randomness=randomness)
-            _, acc = evaluate(model, self.valid.x.to(self.device), self.valid.y.to(self.device))
+                # evaluation draws no randomness, so the curve leaves training unchanged
+                _, acc = evaluate(model, vx, vy)
+                curve.append(100.0 * acc)
+                if should_stop(stop_below, epoch + 1, curve[-1], OBJECTIVE.higher_is_better):
+                    break
         except RuntimeError as exc:  # a network that cannot train is a failed trial, not a crash
             return Result(objectives={}, cost=time.perf_counter() - start, failed=True, error=str(exc))
         if not math.isfinite(acc):
@@ -168,6 +194,9 @@ class ShortTrainEvaluator(Evaluator):
             metadata={
                 "train_loss": log.get("loss", math.nan),
                 "train_accuracy": log.get("accuracy", math.nan),
+                "epochs": len(curve),
+                "per_epoch": {OBJECTIVE.name: curve},
+                **({"stopped_at": len(curve)} if len(curve) < epochs else {}),
             },
         )
         if self.latency is None:

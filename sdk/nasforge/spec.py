@@ -29,6 +29,7 @@ import attrs
 from nasforge.budget import Budget
 from nasforge.datasets import TensorData, load_dataset
 from nasforge.errors import NasforgeError
+from nasforge.fidelity import max_fidelity
 from nasforge.objectives import SearchGoal, check_declared, constraint_texts, objective_texts
 from nasforge.option_types import (
     INT_MAX,
@@ -42,6 +43,7 @@ from nasforge.option_types import (
     typed,
 )
 from nasforge.registry import Registry
+from nasforge.stopping import rule_texts
 from nasforge.strategy import OneShotStrategy
 
 #: Constructor parameters only a run supplies (never a user option): see :func:`construct`.
@@ -76,6 +78,15 @@ def _constraints(value: Any) -> tuple[str, ...]:
     return constraint_texts(value)
 
 
+def _stop(value: Any) -> tuple[str, ...]:
+    """Stop rules as text (``valid_accuracy>=93``, ``time:600``, ``plateau:20``) or rule
+    objects (:mod:`nasforge.stopping`); kept as canonical text, as objectives are."""
+    try:
+        return rule_texts(value)
+    except NasforgeError as exc:
+        raise OptionError(str(exc)) from exc
+
+
 @attrs.frozen
 class ExperimentSpec:
     """Names and options of everything a run is made of.
@@ -95,6 +106,9 @@ class ExperimentSpec:
     evaluator's own objective, unconstrained (what every spec before them meant, so
     older journals resume unchanged). :meth:`goal` turns them into a
     :class:`~nasforge.objectives.SearchGoal`.
+
+    ``stop`` are the rules that end an ask/tell run early (:mod:`nasforge.stopping`),
+    any one of which stops it; kept in the spec so a resumed run obeys the same ones.
     """
 
     space: str = attrs.field(validator=typed)
@@ -113,11 +127,13 @@ class ExperimentSpec:
     benchmark_dataset: str | None = attrs.field(default=None, validator=typed)
     objectives: tuple[str, ...] = attrs.field(default=(), converter=_objectives)
     constraints: tuple[str, ...] = attrs.field(default=(), converter=_constraints)
+    stop: tuple[str, ...] = attrs.field(default=(), converter=_stop)
 
     def to_json(self) -> dict[str, Any]:
         data = attrs.asdict(self, recurse=False)
         data["budget"] = self.budget.to_json() if self.budget is not None else None
         data["objectives"], data["constraints"] = list(self.objectives), list(self.constraints)
+        data["stop"] = list(self.stop)
         return data
 
     @classmethod
@@ -246,12 +262,18 @@ class ExperimentSpec:
         space = self.build_space(registry)
         data = self.load_train_data(registry) if self.evaluator_uses_train_data(registry) else None
         evaluator = self.build_evaluator(registry, space, data=data)
+        # A multi-fidelity strategy learns the evaluator's full budget (e.g. its epochs)
+        # from the run; it follows from the spec, so a resume offers the same one.
+        offered: dict[str, Any] = {"registry": registry}
+        full = max_fidelity(evaluator)
+        if full is not None:
+            offered["max_fidelity"] = full
         strategy = construct(
             "strategy",
             registry.get("strategy", self.strategy),
             self.strategy_options,
             space,
-            offered={"registry": registry},
+            offered=offered,
             objective=self.goal(evaluator, warn=False),  # the Experiment warns, once
             seed=self.seed,
         )

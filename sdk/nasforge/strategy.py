@@ -12,6 +12,7 @@ import random
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+from nasforge.fidelity import Proposal
 from nasforge.genotype import Genotype
 from nasforge.objectives import SearchGoal, as_goal
 from nasforge.option_types import OptionError
@@ -57,12 +58,18 @@ class Strategy(abc.ABC):
         self.rng = random.Random(seed)
 
     @abc.abstractmethod
-    def ask(self) -> Genotype:
-        """Propose the next genotype to evaluate."""
+    def ask(self) -> Genotype | Proposal:
+        """Propose the next genotype to evaluate.
+
+        A multi-fidelity strategy returns a :class:`~nasforge.fidelity.Proposal` (the
+        genotype and a budget, e.g. epochs, below the evaluator's full one); it is then
+        told the result with that same proposal. A constructor parameter ``max_fidelity``
+        receives the evaluator's full budget from the run, unless the user sets it.
+        """
 
     @abc.abstractmethod
-    def tell(self, g: Genotype, result: Result) -> None:
-        """Feed back the result of a genotype this strategy proposed."""
+    def tell(self, g: Genotype | Proposal, result: Result) -> None:
+        """Feed back the result of what this strategy proposed (as ``ask`` returned it)."""
 
     @property
     def finished(self) -> bool:

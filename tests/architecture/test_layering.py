@@ -84,8 +84,11 @@ COMPONENTS = _components_by_plugin()
 #: Ordinary words that happen to name a component, so code uses them as plain values too:
 #: "random" is the random-search strategy and also a mode value (NASI's and the scorers'
 #: labels "true" | "random"). Flagging it would force odd spellings on unrelated options,
-#: while naming the strategy through it stays rare. Keep this set to such words only.
-ORDINARY_WORDS = frozenset({"random"})
+#: while naming the strategy through it stays rare. "ensemble" is the zero-cost plugin's
+#: rank-ensemble metric and also the core's own result (``SearchOutcome.ensemble``, the
+#: journal's, ``--json``'s and ``inspect``'s ``ensemble`` keys, issue 13). Keep this set to
+#: such words only.
+ORDINARY_WORDS = frozenset({"random", "ensemble"})
 FIRST_PARTY_NAMES = {name for names in COMPONENTS.values() for name in names} - ORDINARY_WORDS
 
 

@@ -4,14 +4,23 @@ from __future__ import annotations
 
 import pytest
 
-from nasforge.testing import ToyEvaluator, ToySpace
+from nasforge.testing import ToyEvaluator, ToyFidelityEvaluator, ToySpace
 from nasforge.testing.conformance import (
     EvaluatorConformance,
     MultiObjectiveStrategyConformance,
     SearchSpaceConformance,
     StrategyConformance,
 )
-from nasforge_search import NSGA2, LocalSearch, MultiObjectiveRandomSearch, RandomSearch, RegularizedEvolution
+from nasforge_search import (
+    NSGA2,
+    Hyperband,
+    LocalSearch,
+    MedianPruner,
+    MultiObjectiveRandomSearch,
+    RandomSearch,
+    RegularizedEvolution,
+    SuccessiveHalving,
+)
 
 
 class TestToySpace(SearchSpaceConformance):
@@ -66,3 +75,49 @@ class TestNSGA2(MultiObjectiveStrategyConformance):
     @pytest.fixture
     def strategy_options(self):
         return {"population_size": 6, "tournament_size": 2}
+
+
+class TestToyFidelityEvaluator(EvaluatorConformance):
+    @pytest.fixture
+    def evaluator(self):
+        return ToyFidelityEvaluator(ToySpace())
+
+
+class _MultiFidelity(StrategyConformance):
+    """Fidelity-asking strategies, on the toy evaluator that varies epochs."""
+
+    @pytest.fixture
+    def evaluator(self, space):
+        return ToyFidelityEvaluator(space)
+
+    @pytest.fixture
+    def strategy_options(self):
+        return {"max_fidelity": 9}
+
+
+class TestSuccessiveHalving(_MultiFidelity):
+    @pytest.fixture
+    def strategy_cls(self):
+        return SuccessiveHalving
+
+
+class TestHyperband(_MultiFidelity):
+    @pytest.fixture
+    def strategy_cls(self):
+        return Hyperband
+
+
+class TestMedianPruner(_MultiFidelity):
+    @pytest.fixture
+    def strategy_cls(self):
+        return MedianPruner
+
+    @pytest.fixture
+    def strategy_options(self):
+        return {"strategy": "rea", "strategy_options": {"population_size": 6, "sample_size": 3}, "warmup": 3}
+
+
+class TestMedianPrunedHyperband(TestMedianPruner):
+    @pytest.fixture
+    def strategy_options(self):
+        return {"strategy": "hyperband", "max_fidelity": 9, "warmup": 3}

@@ -9,7 +9,7 @@ from typing import Annotated, NoReturn
 import typer
 from rich.markup import escape
 
-from nasforge.cli import export_cmd, listing, log_output, score_cmd, search_cmd
+from nasforge.cli import export_cmd, listing, log_output, report_cmd, score_cmd, search_cmd
 from nasforge.cli.error_lines import one_line, os_error_line, resource_error_line, usage_error_line
 from nasforge.cli.output import err_console, set_running_command
 from nasforge.cli.plugin_commands import mount_plugin_commands
@@ -36,6 +36,7 @@ app.command()(export_cmd.export)
 app.command()(export_cmd.inspect)
 app.command()(score_cmd.score)
 app.command()(score_cmd.correlate)
+app.command()(report_cmd.report)
 
 
 @app.callback()

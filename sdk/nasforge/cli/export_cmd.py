@@ -95,22 +95,68 @@ def export(
 
 def inspect(
     path: Annotated[
-        Path, typer.Argument(help="A .safetensors genotype, an .onnx model, or a run directory.")
+        Path,
+        typer.Argument(
+            help="A .safetensors genotype, an .onnx model, a run directory, or an ensemble export "
+            "(its directory or manifest.json)."
+        ),
     ],
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON to stdout.")] = False,
 ) -> None:
-    """Describe a nasforge genotype file, ONNX model or run directory."""
+    """Describe a nasforge genotype file, ONNX model, run directory or ensemble export.
+
+    An ensemble export is verified first (manifest, every member's checksum): a damaged
+    one is refused in one line.
+    """
     info = inspect_file(path)
     if json_out:
         print_json(info)
         return
     table = Table(title=f"{info['kind']}: {path}", show_header=False)
+    table.add_column()
+    table.add_column(overflow="fold")
     for k, v in info.items():
         if k == "front" and isinstance(v, list):
             table.add_row(k, "\n".join(_front_line(m) for m in v) or "-")
+        elif k == "members" and isinstance(v, list):
+            table.add_row(k, "\n".join(_member_line(m) for m in v) or "-")
+        elif k == "ensemble" and isinstance(v, dict):  # of a run
+            table.add_row(k, f"{len(v['members'])} members of {v.get('method')}, {v.get('combine')}")
+            if v.get("objectives"):
+                table.add_row("ensemble objectives", _numbers(v["objectives"]))
+            table.add_row("members", "\n".join(_member_line(m) for m in v["members"]) or "-")
+        elif k == "fused" and isinstance(v, dict):
+            table.add_row(k, f"{v.get('file')} (parity max |diff| {_number(v.get('parity_max_abs_diff'))})")
+        elif isinstance(v, dict) and k in ("objectives", "normalisation", "tolerance"):
+            table.add_row(k, _numbers(v))
         elif k not in ("kind", "path"):
-            table.add_row(k, ", ".join(map(str, v)) if isinstance(v, list) else str(v))
+            table.add_row(k, ", ".join(map(_number, v)) if isinstance(v, list) else str(v))
     out_console.print(table)
+
+
+def _number(value: object) -> str:
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+def _numbers(values: dict) -> str:
+    return ", ".join(
+        f"{k} {_number(v)}" if not isinstance(v, list) else f"{k} {v}" for k, v in values.items()
+    )
+
+
+def _member_line(member: dict) -> str:
+    """``#i [file] w=weight scores [parity] text`` for an ensemble member."""
+    parts = [f"#{member.get('member')}"]
+    if member.get("file"):
+        parts.append(str(member["file"]))
+    parts.append(f"w={_number(member.get('weight'))}")
+    if member.get("scores"):
+        parts.append(_numbers(member["scores"]))
+    if member.get("parity_max_abs_diff") is not None:
+        parts.append(f"parity {_number(member['parity_max_abs_diff'])}")
+    if member.get("weights"):
+        parts.append(f"({member['weights']})")
+    return " ".join(parts) + f": {member.get('text') or '-'}"
 
 
 def _front_line(member: dict[str, object]) -> str:

@@ -22,9 +22,11 @@ from nasforge.api import build_spec
 from nasforge.cli.common_options import Quiet, SearchDevice, command_registry
 from nasforge.cli.options import parse_options
 from nasforge.cli.output import err_console, out_console, print_json
+from nasforge.ensemble import Ensemble
 from nasforge.errors import NasforgeError
 from nasforge.experiment import Experiment
-from nasforge.export.bundle import ExportBundle, export_bundle
+from nasforge.export.bundle import ExportBundle, _network_options, export_bundle
+from nasforge.export.ensemble_export import EnsembleExport, export_ensemble
 from nasforge.journal import JournalReader
 from nasforge.one_shot_run import OneShotRun, resume_one_shot, run_one_shot
 from nasforge.result import Trial
@@ -37,6 +39,14 @@ Plot = Annotated[
     typer.Option(
         help="Draw a multi-objective run's Pareto front over every evaluated trial to this file "
         f"(png, svg, pdf; default: RUN_DIR/{DEFAULT_PLOT} when matplotlib is installed)."
+    ),
+]
+Fuse = Annotated[
+    bool,
+    typer.Option(
+        "--fuse/--no-fuse",
+        help="With --export of an ensemble, also write ensemble.onnx: one graph running every member "
+        "and averaging them, checked against onnxruntime.",
     ),
 ]
 
@@ -104,6 +114,28 @@ def search(
     budget_sim_seconds: Annotated[
         float | None, typer.Option(help="Stop after this many simulated seconds (tabular evaluators).")
     ] = None,
+    stop_when: Annotated[
+        OptionList,
+        typer.Option(
+            "--stop-when",
+            help="End the run early once a rule holds: NAME>=VALUE or NAME<=VALUE (a trial reached "
+            "a target, e.g. 'valid_accuracy>=93'), time:SECONDS[:simulated] or plateau:TRIALS; "
+            "join rules that must all hold with '&' (repeatable, any one stops; quote it for the "
+            "shell). The journal records the rules and the reason the run stopped.",
+        ),
+    ] = None,
+    stop_after_seconds: Annotated[
+        float | None,
+        typer.Option(
+            help="End the run early after this many wall seconds (the stop rule time:SECONDS).",
+        ),
+    ] = None,
+    stop_plateau: Annotated[
+        int | None,
+        typer.Option(
+            min=1, help="End the run early once its best has not changed in this many trials (plateau:N)."
+        ),
+    ] = None,
     seed: Annotated[
         int, typer.Option(help="Seed of the strategy, the evaluator and the data (runs are reproducible).")
     ] = 0,
@@ -128,11 +160,15 @@ def search(
     executor: Annotated[str, typer.Option(help="Executor: inprocess, process or ray.")] = "inprocess",
     export: Annotated[
         Path | None,
-        typer.Option(help="Also write the best architecture here: genotype.safetensors + model.onnx."),
+        typer.Option(
+            help="Also write the best architecture here: genotype.safetensors + model.onnx (of an "
+            "ensemble search: manifest.json + member_NN.onnx, and ensemble.onnx with --fuse)."
+        ),
     ] = None,
     build_option: Annotated[
         OptionList, typer.Option("--build-option", help="Network option for --export, e.g. C=16.")
     ] = None,
+    fuse: Fuse = True,
     plot: Plot = None,
     quiet: Quiet = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON to stdout.")] = False,
@@ -175,6 +211,7 @@ def search(
         workers=workers,
         objectives=objective,
         constraints=constraint,
+        stop=_stop_rules(stop_when, stop_after_seconds, stop_plateau),
         registry=registry,
     )
     _check_plot(plot, len(spec.objectives))
@@ -182,7 +219,7 @@ def search(
         run_dir = Path("runs") / f"{spec.space}-{spec.strategy}-s{seed}-{time.strftime('%Y%m%d-%H%M%S')}"
     if spec.is_one_shot(registry):
         run = run_one_shot(spec, run_dir=run_dir, registry=registry, progress=not quiet, console=err_console)
-        _report_one_shot(run, export, build_option, json_out)
+        _report_one_shot(run, export, build_option, json_out, fuse)
     else:
         experiment = Experiment.from_spec(
             spec, run_dir=run_dir, registry=registry, progress=not quiet, console=err_console
@@ -195,6 +232,7 @@ def resume(
     ctx: typer.Context,
     run_dir: Annotated[Path, typer.Argument(help="The run directory holding journal.jsonl.")],
     export: Annotated[Path | None, typer.Option(help="Also export the best architecture here.")] = None,
+    fuse: Fuse = True,
     plot: Plot = None,
     quiet: Quiet = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON to stdout.")] = False,
@@ -205,12 +243,22 @@ def resume(
     if header.get("mode") == "one-shot":
         run = resume_one_shot(run_dir, registry=registry, progress=not quiet, console=err_console)
         _check_plot(plot, 0)
-        _report_one_shot(run, export, None, json_out)
+        _report_one_shot(run, export, None, json_out, fuse)
         return
     experiment = Experiment.resume(run_dir, registry=registry, progress=not quiet, console=err_console)
     _check_plot(plot, len(experiment.goal.objectives))
     experiment.run()
     _report_ask_tell(experiment, export, None, json_out, plot)
+
+
+def _stop_rules(when: OptionList, seconds: float | None, plateau: int | None) -> list[str]:
+    """The stop rules of ``--stop-when``, ``--stop-after-seconds`` and ``--stop-plateau``, as text."""
+    rules = list(when or [])
+    if seconds is not None:
+        rules.append(f"time:{seconds:g}")
+    if plateau is not None:
+        rules.append(f"plateau:{plateau}")
+    return rules
 
 
 def _check_plot(plot: Path | None, objectives: int) -> None:
@@ -263,6 +311,13 @@ def _report_ask_tell(
         "run_dir": str(experiment.run_dir),
         "search_objectives": experiment.goal.objective_texts(),
         "constraints": experiment.goal.constraint_texts(),
+        # why the run ended before its budget: {rule, reason, trial}, else None
+        "stopped": experiment.stopped,
+        # the budget the evaluator can vary (short-train: epochs) and how much of it the
+        # trials spent (a full evaluation counts its full budget): a multi-fidelity
+        # search's cost; None for an evaluator without one
+        "fidelity": experiment.evaluator.fidelity if experiment.fidelity_spent() is not None else None,
+        "fidelity_spent": experiment.fidelity_spent(),
     }
     front = None
     if experiment.goal.multi_objective:
@@ -339,10 +394,16 @@ def _number(value: Any) -> str:
     return f"{value:.4g}"
 
 
-def _report_one_shot(run: OneShotRun, export: Path | None, build_option: OptionList, json_out: bool) -> None:
+def _report_one_shot(
+    run: OneShotRun, export: Path | None, build_option: OptionList, json_out: bool, fuse: bool = True
+) -> None:
     space = run.space
+    ensemble = run.outcome.ensemble
     bundle = None
-    if export:
+    written = None
+    if export and ensemble is not None:
+        written = _export_ensemble(run, ensemble, export, build_option, fuse)
+    elif export:
         bundle = export_bundle(
             run.outcome.best,
             export,
@@ -360,7 +421,64 @@ def _report_one_shot(run: OneShotRun, export: Path | None, build_option: OptionL
     }
     if run.evaluation is not None:
         rows["evaluation"] = run.evaluation.objectives
+    if ensemble is not None:
+        rows["ensemble"] = {
+            "method": ensemble.method,
+            "size": len(ensemble),
+            "combine": ensemble.combine,
+            "objectives": dict(ensemble.objectives),
+        }
+        rows["members"] = member_rows(ensemble, space)
+    if written is not None:
+        rows["ensemble_dir"] = str(written.directory)
+        rows["manifest_file"] = str(written.manifest)
+        rows["member_files"] = [str(p) for p in written.members]
+        rows["fused_file"] = str(written.fused) if written.fused is not None else None
+        rows["onnx_max_abs_diff"] = written.max_abs_diff
     _print(rows, run.outcome.best.to_json(), bundle, json_out)
+    if ensemble is not None and not json_out:
+        _print_members(ensemble, rows["members"])
+
+
+def _export_ensemble(
+    run: OneShotRun, ensemble: Ensemble, export: Path, build_option: OptionList, fuse: bool
+) -> EnsembleExport:
+    """Every member as the single export builds the best: untrained, for the data's input
+    shape and classes, the user's ``--build-option`` winning; checked against onnxruntime."""
+    shape = (1, *run.data.input_shape)
+    options = _network_options(run.space, shape, run.data.num_classes, parse_options(build_option))
+    return export_ensemble(ensemble, export, run.space, input_shape=shape, build_options=options, fuse=fuse)
+
+
+def member_rows(ensemble: Ensemble, space: Any) -> list[dict[str, Any]]:
+    """One row per member, in order: its text and genotype, weight and scores."""
+    return [
+        {
+            "member": i,
+            "genotype": space.format(g),
+            "genotype_json": g.to_json(),
+            "weight": ensemble.weights[i],
+            "scores": dict(ensemble.scores[i]) if ensemble.scores else {},
+        }
+        for i, g in enumerate(ensemble.members)
+    ]
+
+
+def _print_members(ensemble: Ensemble, members: list[dict[str, Any]]) -> None:
+    """The members as a table: weight, each score the strategy recorded, the architecture."""
+    names = list(dict.fromkeys(k for m in members for k in m["scores"]))
+    shown = ", ".join(f"{k} {v:.4g}" for k, v in ensemble.objectives.items())
+    title = f"ensemble: {len(members)} members ({ensemble.combine})" + (f"; {shown}" if shown else "")
+    table = Table(title=title)
+    table.add_column("#", justify="right")
+    table.add_column("weight", justify="right")
+    for name in names:
+        table.add_column(name, justify="right")
+    table.add_column("architecture", overflow="fold")
+    for m in members:
+        cells = [_number(m["scores"].get(name)) for name in names]
+        table.add_row(str(m["member"]), f"{m['weight']:.3g}", *cells, m["genotype"])
+    out_console.print(table)
 
 
 def _print(
@@ -378,11 +496,23 @@ def _print(
     table.add_column(style="bold")
     table.add_column(overflow="fold")
     for key, value in rows.items():
-        if value is None or key == "front" or (isinstance(value, list) and not value):
+        if value is None or key in ("front", "members") or (isinstance(value, list) and not value):
             continue
+        if key == "ensemble":  # the members follow in their own table
+            value = (
+                f"{value['size']} members of {value['method'] or 'an ensemble search'}, {value['combine']}"
+            )
+        elif key == "member_files":
+            value = f"{len(value)} in {Path(value[0]).parent}"
         if isinstance(value, list):  # the goal's objectives and constraints
             value = ", ".join(map(str, value))
-        if isinstance(value, dict):  # every objective of the best trial
+        if key == "fidelity":  # named in the next row
+            continue
+        if key == "fidelity_spent":
+            key, value = f"{rows['fidelity']} spent", f"{value} in all"
+        elif key == "stopped":  # why a stop rule ended the run, in its own words
+            key, value = "stopped early", f"{value['reason']} (rule {value['rule']})"
+        elif isinstance(value, dict):  # every objective of the best trial
             value = ", ".join(
                 f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}" for k, v in value.items()
             )

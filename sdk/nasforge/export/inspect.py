@@ -1,4 +1,4 @@
-"""Describe a nasforge file (genotype, ONNX model) or run directory, without plugins."""
+"""Describe a nasforge file (genotype, ONNX model), ensemble export or run directory, without plugins."""
 
 from __future__ import annotations
 
@@ -7,8 +7,10 @@ from pathlib import Path
 from typing import Any
 
 from nasforge.errors import ExportError
+from nasforge.export.ensemble_export import MANIFEST, load_ensemble
 from nasforge.export.genotype_file import load_genotype, read_metadata, read_op_names
 from nasforge.export.path_probe import PathKind, probe_path
+from nasforge.journal import FILENAME as JOURNAL
 
 
 def inspect_file(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -16,7 +18,11 @@ def inspect_file(path: str | os.PathLike[str]) -> dict[str, Any]:
     path = Path(path)
     kind = probe_path(path)
     if kind is PathKind.DIRECTORY:
+        if (path / MANIFEST).is_file() and not (path / JOURNAL).exists():
+            return inspect_ensemble(path)
         return _inspect_run(path)
+    if kind is PathKind.FILE and path.name == MANIFEST:
+        return inspect_ensemble(path.parent)
     if kind is PathKind.MISSING:
         raise ExportError(f"no such file: {path}")
     try:
@@ -62,6 +68,80 @@ def _inspect_onnx(path: Path) -> dict[str, Any]:
     }
 
 
+def inspect_ensemble(directory: Path) -> dict[str, Any]:
+    """An ensemble export, verified first (manifest format, every file present and matching
+    its checksum: :func:`~nasforge.export.ensemble_export.load_ensemble`, so a damaged one
+    is an :class:`ExportError` in one line): its members, combine rule, input normalisation
+    and the parity each file passed when written."""
+    loaded = load_ensemble(directory)
+    manifest = loaded.manifest
+    ens = loaded.ensemble
+    entries = manifest["members"]
+    fused = manifest.get("fused")
+    input_ = manifest.get("input") or {}
+    return {
+        "kind": "ensemble",
+        "path": str(directory),
+        "verified": True,
+        "space": (manifest.get("space") or {}).get("name"),
+        "method": ens.method,
+        "combine": ens.combine,
+        "weights": list(ens.weights),
+        "input_shape": input_.get("shape"),
+        "normalisation": loaded.normalisation.to_json() if loaded.normalisation is not None else None,
+        "num_classes": (manifest.get("output") or {}).get("num_classes"),
+        "objectives": dict(ens.objectives),
+        "checked": bool(manifest.get("checked")),
+        "tolerance": manifest.get("tolerance"),
+        "members": [
+            {
+                "member": i,
+                "file": e.get("file"),
+                "text": e.get("genotype"),
+                "genotype": g.to_json(),
+                "weight": ens.weights[i],
+                "weights": e.get("weights"),
+                "scores": dict(e.get("scores") or {}),
+                "parity_max_abs_diff": e.get("parity_max_abs_diff"),
+            }
+            for i, (g, e) in enumerate(zip(ens.members, entries, strict=True))
+        ],
+        "fused": None
+        if fused is None
+        else {"file": fused.get("file"), "parity_max_abs_diff": fused.get("parity_max_abs_diff")},
+    }
+
+
+def _run_ensemble(end: dict[str, Any] | None, path: Path) -> dict[str, Any] | None:
+    """The ensemble a one-shot run's end record holds, as ``inspect`` shows it."""
+    from nasforge.ensemble import Ensemble
+    from nasforge.errors import JournalError, NasforgeError
+
+    data = (end or {}).get("ensemble")
+    if data is None:
+        return None
+    try:
+        ens = Ensemble.from_json(data)
+    except NasforgeError as exc:
+        raise JournalError(f"{path}: end record's ensemble: {exc}") from exc
+    texts = data.get("texts") if isinstance(data.get("texts"), list) else []
+    return {
+        "method": ens.method,
+        "combine": ens.combine,
+        "objectives": dict(ens.objectives),
+        "members": [
+            {
+                "member": i,
+                "text": texts[i] if i < len(texts) else None,
+                "genotype": g.to_json(),
+                "weight": ens.weights[i],
+                "scores": dict(ens.scores[i]) if ens.scores else {},
+            }
+            for i, g in enumerate(ens.members)
+        ],
+    }
+
+
 def _inspect_run(path: Path) -> dict[str, Any]:
     """What a run searched for (objectives, constraints) and found: its best and, with
     several objectives, its Pareto front (recomputed from the trials, so an unfinished
@@ -79,7 +159,12 @@ def _inspect_run(path: Path) -> dict[str, Any]:
         "trials": len(reader.trials),
         "finished": reader.end is not None,
         "best": reader.end.get("best_text") if reader.end else None,
+        # why a run ended before its budget (a stop rule or hook), else null
+        "stopped": reader.end.get("stopped") if reader.end else None,
     }
+    ensemble = _run_ensemble(reader.end, reader.path)
+    if ensemble is not None:
+        info["ensemble"] = ensemble
     try:
         goal = goal_of_header(reader.header)
     except JournalError as exc:

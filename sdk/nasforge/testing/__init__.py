@@ -4,6 +4,6 @@ Subclass the suites in :mod:`nasforge.testing.conformance` in your own test file
 provide the fixtures they ask for; see CONTRIBUTING.md.
 """
 
-from nasforge.testing.toy import ToyEvaluator, ToySpace
+from nasforge.testing.toy import ToyEvaluator, ToyFidelityEvaluator, ToySpace
 
-__all__ = ["ToyEvaluator", "ToySpace"]
+__all__ = ["ToyEvaluator", "ToyFidelityEvaluator", "ToySpace"]

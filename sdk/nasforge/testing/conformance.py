@@ -33,6 +33,7 @@ from nasforge.errors import CapabilityError, InvalidGenotypeError, NasforgeError
 from nasforge.evaluator import Evaluator
 from nasforge.experiment import Experiment
 from nasforge.export import export_genotype, load_genotype
+from nasforge.fidelity import Proposal, split
 from nasforge.genotype import Genotype
 from nasforge.journal import JournalReader, journal_path
 from nasforge.metric import Metric, MetricContext, MetricInfo
@@ -189,12 +190,17 @@ class SearchSpaceConformance:
         assert torch.isfinite(out).all()
 
 
-def _drive(strategy: Strategy, evaluator: Evaluator, n: int) -> list[Genotype]:
+def _drive(strategy: Strategy, evaluator: Evaluator, n: int) -> list[Genotype | Proposal]:
+    """Ask and tell ``n`` times; a :class:`Proposal` is evaluated at its fidelity."""
     asked = []
     for _ in range(n):
         g = strategy.ask()
         asked.append(g)
-        strategy.tell(g, evaluator.evaluate(g))
+        genotype, fidelity = split(g)
+        result = (
+            evaluator.evaluate(genotype) if fidelity is None else evaluator.evaluate_at(genotype, fidelity)
+        )
+        strategy.tell(g, result)
     return asked
 
 
@@ -262,8 +268,10 @@ class StrategyConformance:
 
     def test_asks_valid_genotypes(self, strategy_cls, strategy_options, space, evaluator) -> None:
         strategy = self._make(strategy_cls, space, evaluator, strategy_options)
-        for g in _drive(strategy, evaluator, self.n_trials):
+        for asked in _drive(strategy, evaluator, self.n_trials):
+            g, fidelity = split(asked)
             space.validate(g)
+            assert fidelity is None or fidelity >= 1
 
     def test_deterministic_given_seed(self, strategy_cls, strategy_options, space, evaluator) -> None:
         """Resume-by-replay relies on this: same seed + same results -> same asks."""
@@ -285,7 +293,7 @@ class StrategyConformance:
         for _ in range(self.n_trials // 2):
             g = strategy.ask()
             strategy.tell(g, Result(objectives={}, failed=True, error="boom"))
-        space.validate(strategy.ask())
+        space.validate(split(strategy.ask())[0])
 
     def test_resumes_by_replay(self, strategy_cls, strategy_options, space, evaluator, tmp_path) -> None:
         """A killed run, resumed, ends as if never killed: what ``nasforge resume`` relies on.
@@ -308,7 +316,9 @@ class StrategyConformance:
         (tmp_path / "cut").mkdir()
         journal_path(tmp_path / "cut").write_text("".join(lines[: 1 + kept]), encoding="utf-8")
         resumed = run(json.loads(json.dumps(strategy_options)), tmp_path / "cut")  # options as journaled
-        assert [t.genotype for t in resumed.history] == [t.genotype for t in full.history]
+        assert [(t.genotype, t.fidelity) for t in resumed.history] == [
+            (t.genotype, t.fidelity) for t in full.history
+        ]
         assert resumed.best == full.best
         assert [(t.index, t.genotype, t.result) for t in resumed.front] == [
             (t.index, t.genotype, t.result) for t in full.front

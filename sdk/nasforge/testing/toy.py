@@ -17,6 +17,7 @@ from torch import nn
 
 from nasforge.errors import InvalidGenotypeError, UnknownNameError
 from nasforge.evaluator import Evaluator
+from nasforge.fidelity import should_stop
 from nasforge.genotype import Genotype
 from nasforge.result import Objective, Result
 from nasforge.search_space import BUILD, ENCODE, ENUMERATE, MUTATE, NEIGHBOURS, SAMPLE, SearchSpace
@@ -124,3 +125,52 @@ class ToyEvaluator(Evaluator):
         # rewards alternating depth: a mild interaction so greedy moves are not enough
         score = sum(v) + 1.5 * sum(1 for a, b in itertools.pairwise(v) if (a == 0) != (b == 0))
         return Result(objectives={"score": score, "size": sum(v)}, cost=1.0 + sum(v))
+
+
+class ToyFidelityEvaluator(ToyEvaluator):
+    """:class:`ToyEvaluator` with a fidelity: ``epochs`` of make-believe training.
+
+    At ``f`` of its ``epochs`` a genotype scores a mix of its true score (weight
+    ``f/epochs``) and a fixed, genotype-specific distortion, so short evaluations rank
+    architectures roughly but not exactly as full ones do: what multi-fidelity strategies
+    (successive halving, Hyperband) must cope with. Cost is simulated: one second an epoch.
+    """
+
+    name = "toy-epochs"
+    fidelity = "epochs"
+
+    def __init__(self, space: SearchSpace, *, dataset: str | None = None, epochs: int = 9) -> None:
+        super().__init__(space, dataset=dataset)
+        if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
+            raise ValueError(f"toy-epochs needs epochs >= 1, got {epochs!r}")
+        self.epochs = epochs
+
+    def evaluate(self, g: Genotype) -> Result:
+        return self.evaluate_at(g, None)
+
+    def evaluate_at(
+        self, g: Genotype, fidelity: int | None, *, stop_below: tuple[float, ...] | None = None
+    ) -> Result:
+        full = super().evaluate(g)
+        epochs = self.epochs if fidelity is None else fidelity
+        if not 1 <= epochs <= self.epochs:
+            raise ValueError(f"toy-epochs evaluates 1 to {self.epochs} epochs, not {epochs}")
+        distortion = random.Random(str(g.choices)).uniform(0.0, 12.0)
+        curve: list[float] = []
+        for e in range(1, epochs + 1):
+            curve.append(self._at(full.objectives["score"], distortion, e))
+            if should_stop(stop_below, e, curve[-1], higher_is_better=True):
+                break
+        stopped = {"stopped_at": len(curve)} if len(curve) < epochs else {}
+        return Result(
+            objectives={"score": curve[-1], "size": full.objectives["size"]},
+            cost=float(len(curve)),
+            metadata={"epochs": len(curve), "per_epoch": {"score": curve}, **stopped},
+        )
+
+    def _at(self, score: float, distortion: float, epochs: int) -> float:
+        w = epochs / self.epochs
+        return w * score + (1.0 - w) * distortion
+
+    def describe(self) -> dict[str, object]:
+        return {**super().describe(), "epochs": self.epochs}

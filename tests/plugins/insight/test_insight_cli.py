@@ -10,42 +10,28 @@ screenshot for a person to look at.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from nasforge.cli import main
+from tests.cli_run import run_main
+from tests.headless_browser import find_browser, headless
 
 WIDE = "|nor_conv_3x3~0|+|nor_conv_3x3~0|none~1|+|skip_connect~0|nor_conv_3x3~1|nor_conv_1x1~2|"
 CHAIN = "|nor_conv_3x3~0|+|none~0|nor_conv_3x3~1|+|none~0|none~1|nor_conv_3x3~2|"
 SMALL = ["--build-option", "C=4", "--build-option", "N=1", "--epochs", "2", "--limit", "240"]
 SMALL += ["--samples", "32", "--grid", "3", "--seeds", "0,1"]
-BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
-
-
-def _run(*argv: object) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            main([str(a) for a in argv])
-            code = 0
-        except SystemExit as exc:
-            code = int(exc.code or 0)
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
     out = tmp_path_factory.mktemp("insight") / "report"
     argv = ["insight", WIDE, CHAIN, "NASNet", "--label", "wide", "--label", "chain", *SMALL]
-    code, stdout, stderr = _run(*argv, "--out", out, "--json", "-q", "--device", "cpu")
+    code, stdout, stderr = run_main(*argv, "--out", out, "--json", "-q", "--device", "cpu")
     assert code == 0, stderr
     return out, json.loads(stdout)
 
@@ -75,49 +61,25 @@ def test_the_command_writes_page_figures_and_json(report) -> None:
 
 
 def test_bad_input_is_one_line(tmp_path: Path) -> None:
-    code, _, err = _run("insight", "not-a-genotype", "--out", tmp_path / "r")
+    code, _, err = run_main("insight", "not-a-genotype", "--out", tmp_path / "r")
     assert code == 2 and "no space's genotype" in err and len(err.strip().splitlines()) == 1
-    code, _, err = _run("insight", WIDE, "--seeds", "a,b", "--out", tmp_path / "r")
+    code, _, err = run_main("insight", WIDE, "--seeds", "a,b", "--out", tmp_path / "r")
     assert code == 2 and "--seeds" in err
-    code, _, err = _run("insight", WIDE, CHAIN, "--build-option", "C=0", "--out", tmp_path / "r")
+    code, _, err = run_main("insight", WIDE, CHAIN, "--build-option", "C=0", "--out", tmp_path / "r")
     assert code == 2 and "C must be" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "r").exists()  # refused before any training or writing
-    code, _, err = _run("insight", WIDE, "--device", "cuda:99", "--out", tmp_path / "r")
+    code, _, err = run_main("insight", WIDE, "--device", "cuda:99", "--out", tmp_path / "r")
     assert code == 2 and "cuda:99" in err and len(err.strip().splitlines()) == 1
-    code, _, err = _run("insight", WIDE, "--limit", "4", "--out", tmp_path / "r")
+    code, _, err = run_main("insight", WIDE, "--limit", "4", "--out", tmp_path / "r")
     assert code == 2 and "at least 2 held-out" in err and len(err.strip().splitlines()) == 1
 
 
-def _browser() -> str | None:
-    for name in BROWSERS:
-        found = shutil.which(name)
-        if found:
-            return found
-    if os.environ.get("NASFORGE_REQUIRE_BROWSER") == "1":
-        pytest.fail(
-            f"NASFORGE_REQUIRE_BROWSER=1 but no headless browser on PATH (tried {', '.join(BROWSERS)})"
-        )
-    pytest.skip("no Chromium on PATH (apt-get install chromium); NASFORGE_REQUIRE_BROWSER=1 makes this fail")
-    return None
-
-
-def _headless(browser: str, profile: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
-    argv = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
-    argv += [
-        "--no-first-run",
-        "--hide-scrollbars",
-        f"--user-data-dir={profile}",
-        "--virtual-time-budget=5000",
-    ]
-    return subprocess.run([*argv, *args], capture_output=True, timeout=120, check=False)
-
-
 def test_every_figure_renders_in_a_headless_browser(report, tmp_path: Path) -> None:
-    browser = _browser()
+    browser = find_browser()
     assert browser is not None
     out, _ = report
     url = (out / "index.html").resolve().as_uri()
-    dom = _headless(browser, tmp_path / "profile", "--dump-dom", url)
+    dom = headless(browser, tmp_path / "profile", "--dump-dom", url)
     assert dom.returncode == 0, dom.stderr.decode(errors="replace")[-2000:]
     check = re.search(r'id="render-check"[^>]*>', dom.stdout.decode())
     assert check is not None, "the page's load script did not run"
@@ -126,7 +88,7 @@ def test_every_figure_renders_in_a_headless_browser(report, tmp_path: Path) -> N
     assert rendered and total and rendered.group(1) == total.group(1) == "4"
 
     shot = tmp_path / "insight.png"
-    done = _headless(browser, tmp_path / "profile", f"--screenshot={shot}", "--window-size=1400,1900", url)
+    done = headless(browser, tmp_path / "profile", f"--screenshot={shot}", "--window-size=1400,1900", url)
     assert done.returncode == 0 and shot.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
     from PIL import Image
 

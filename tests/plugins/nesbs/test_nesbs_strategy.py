@@ -48,7 +48,9 @@ def test_outcome_is_an_ensemble(sampler, digits) -> None:
     space = load_space("nb201")
     outcome = Nesbs(seed=1, sampler=sampler, **TINY).fit(space, digits)
     assert len(outcome.members) == 3 and outcome.best in outcome.members
-    ens = outcome.produced_by["ensemble_outcome"]
+    assert outcome.ensemble is not None and outcome.ensemble.members == outcome.members
+    assert outcome.ensemble.method == "nesbs" and len(outcome.ensemble.scores) == 3
+    ens = outcome.produced_by["ensemble_outcome"]  # the older form, the same ensemble
     assert ens["texts"] == [space.format(g) for g in outcome.members]
     assert ens["weights"] == [1 / 3] * 3 and ens["combine"] == "mean-softmax"
     assert len(ens["scores"]) == 3
@@ -102,5 +104,7 @@ def test_search_command_prints_the_members(cli, tmp_path) -> None:
     res = cli(*args, "--run-dir", str(run), ok=True)
     assert res.code == 0, res.err
     assert res.err.count("NESBS member") == 3
+    doc = res.json()
+    assert len(doc["members"]) == 3 and doc["ensemble"]["method"] == "nesbs"
     reader = JournalReader(journal_path(run))
     assert [t.result.metadata["stage"] for t in reader.trials][-3:] == ["final"] * 3
