@@ -23,6 +23,7 @@ from nasforge.backends import resolve_device
 from nasforge.datasets import TensorData, load_dataset, network_options
 from nasforge.errors import NasforgeError
 from nasforge.genotype import Genotype
+from nasforge.option_types import config_from_options
 from nasforge.registry import Registry, get_registry
 from nasforge.result import Result, SearchOutcome, Trial
 from nasforge.search_space import SUPERNET, SearchSpace
@@ -127,16 +128,7 @@ class Nasi(OneShotStrategy):
 
 def make_config(options: dict[str, Any]) -> NasiConfig:
     """A NasiConfig from user options, with unknown or bad options as one-line errors."""
-    fields = {a.name for a in attrs.fields(NasiConfig)}
-    unknown = sorted(set(options) - fields)
-    if unknown:
-        raise NasforgeError(
-            f"nasi does not accept option(s) {unknown} (accepts: {', '.join(sorted(fields))})"
-        )
-    try:
-        config = NasiConfig(**options)
-    except (TypeError, ValueError) as exc:
-        raise NasforgeError(f"bad nasi option: {exc}") from exc
+    config = config_from_options(NasiConfig, options, owner="nasi")
     try:  # "cuda" without CUDA fails here, in one line, not inside the first batch
         device = resolve_device(config.device)
     except (ValueError, RuntimeError) as exc:

@@ -33,6 +33,7 @@ from nasforge.datasets import TensorData, load_dataset, network_options
 from nasforge.ensemble import ENSEMBLE_KEY, Ensemble
 from nasforge.errors import NasforgeError
 from nasforge.genotype import Genotype
+from nasforge.option_types import config_from_options
 from nasforge.registry import Registry, get_registry
 from nasforge.result import Result, SearchOutcome, Trial
 from nasforge.search_space import SUPERNET, SearchSpace
@@ -180,16 +181,7 @@ def make_ensemble(members: tuple[Genotype, ...], run: NesbsRun, config: NesbsCon
 
 def make_config(options: dict[str, Any]) -> NesbsConfig:
     """A NesbsConfig from user options, with unknown or bad options as one-line errors."""
-    fields = {a.name for a in attrs.fields(NesbsConfig)}
-    unknown = sorted(set(options) - fields)
-    if unknown:
-        raise NasforgeError(
-            f"nesbs does not accept option(s) {unknown} (accepts: {', '.join(sorted(fields))})"
-        )
-    try:
-        config = NesbsConfig(**options)
-    except (TypeError, ValueError) as exc:
-        raise NasforgeError(f"bad nesbs option: {exc}") from exc
+    config = config_from_options(NesbsConfig, options, owner="nesbs")
     try:
         device = resolve_device(config.device)
     except (ValueError, RuntimeError) as exc:

@@ -14,14 +14,13 @@ from typing import Any
 import attrs
 import torch
 
-from nasforge.errors import NasforgeError
 from nasforge.option_types import (
     MAX_COUNT,
     OptionError,
     as_dict,
     as_float,
     as_tuple,
-    first_line,
+    config_from_options,
     in_range,
     one_of,
     show,
@@ -124,15 +123,4 @@ class SimplexConfig:
 
 def make_config(options: dict[str, Any], base: SimplexConfig | None = None) -> SimplexConfig:
     """``base`` (default: the defaults) with ``options``; unknown or bad ones in one line."""
-    fields = {a.name for a in attrs.fields(SimplexConfig)}
-    unknown = sorted(set(options) - fields)
-    if unknown:
-        raise OptionError(
-            f"simplex does not accept option(s) {unknown} (accepts: {', '.join(sorted(fields))})"
-        )
-    try:
-        return attrs.evolve(base, **options) if base is not None else SimplexConfig(**options)
-    except NasforgeError:
-        raise
-    except (TypeError, ValueError) as exc:
-        raise OptionError(f"bad simplex option: {first_line(exc)}") from exc
+    return config_from_options(SimplexConfig, options, owner="simplex", base=base)

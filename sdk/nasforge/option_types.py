@@ -23,7 +23,7 @@ import os
 import types
 import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import attrs
 
@@ -35,6 +35,8 @@ INT_MIN, INT_MAX = -(2**63), 2**64 - 1
 #: Upper bound of counts and sizes (epochs, batch sizes, populations): beyond it a value is
 #: a typo that would overflow a C integer in torch or allocate without end, not a setting.
 MAX_COUNT = 2**31 - 1
+
+_C = TypeVar("_C")
 
 
 class OptionError(NasforgeError, ValueError):
@@ -211,6 +213,27 @@ def check_options(
                 check_option(key, value, hints[key])
             except OptionError as exc:
                 raise OptionError(f"{owner}: {exc}") from None
+
+
+def config_from_options(
+    cls: type[_C], options: Mapping[str, Any], *, owner: str, base: _C | None = None
+) -> _C:
+    """``base`` (default: ``cls``'s defaults) with ``options``: a strategy's flat JSON options
+    turned into its frozen attrs settings, the one way every one-shot plugin does it.
+
+    An option ``cls`` lacks is one line listing what it accepts; a value its validators or
+    converters refuse is one line ``bad <owner> option: ...``, both as :class:`OptionError`.
+    """
+    fields = {a.name for a in attrs.fields(cls)}
+    unknown = sorted(set(options) - fields)
+    if unknown:
+        raise OptionError(
+            f"{owner} does not accept option(s) {unknown} (accepts: {', '.join(sorted(fields))})"
+        )
+    try:
+        return attrs.evolve(base, **options) if base is not None else cls(**options)
+    except (TypeError, ValueError) as exc:
+        raise OptionError(f"bad {owner} option: {first_line(exc)}") from exc
 
 
 def suggest(name: str, known: Sequence[str]) -> str | None:
