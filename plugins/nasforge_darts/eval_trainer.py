@@ -239,12 +239,15 @@ def train_derived(
     progress: bool = False,
     console: Console | None = None,
     on_epoch: Callable[[dict[str, float]], None] | None = None,
+    log_epochs: bool = True,
 ) -> EvalTrainResult:
     """Train the network of a DARTS-space ``genotype`` on ``data`` with ``settings``.
 
     ``out`` (a directory) receives ``checkpoint.pt`` after every epoch; if it already holds
     one of this run (same genotype, data, settings and seed) training continues from it,
-    and one of another run is refused in one line. ``on_epoch`` sees each epoch's record.
+    and one of another run is refused in one line. ``on_epoch`` sees each epoch's record;
+    ``log_epochs=False`` logs it at debug level only (an evaluator inside a search, whose
+    progress the run reports).
     """
     space = DartsSpace()
     g = space.parse(genotype) if isinstance(genotype, str) else genotype
@@ -365,7 +368,13 @@ def train_derived(
         for epoch in range(start_epoch, settings.epochs):
             record = one_epoch(epoch)
             history.append(record)
-            logger.info("epoch %d/%d: %s", epoch + 1, settings.epochs, _describe(record))
+            logger.log(
+                logging.INFO if log_epochs else logging.DEBUG,
+                "epoch %d/%d: %s",
+                epoch + 1,
+                settings.epochs,
+                _describe(record),
+            )
             if checkpoint is not None:
                 elapsed = seconds_before + time.perf_counter() - started
                 _write_checkpoint(

@@ -1,4 +1,5 @@
-"""nasforge entry point ``darts``: the DARTS space, the DARTS / PR-DARTS strategies and the
+"""nasforge entry point ``darts``: the DARTS space, the DARTS / PR-DARTS strategies, the
+``darts-train`` evaluator (DARTS's evaluation training inside a search) and the
 ``nasforge darts-compare`` and ``nasforge darts-train`` commands."""
 
 from __future__ import annotations
@@ -20,6 +21,13 @@ def nasforge_register_strategies() -> list[type]:
     from nasforge_darts.prdarts_strategy import PRDartsStrategy
 
     return [DartsStrategy, PRDartsStrategy]
+
+
+@hookimpl
+def nasforge_register_evaluators() -> list[type]:
+    from nasforge_darts.train_evaluator import DartsTrainEvaluator
+
+    return [DartsTrainEvaluator]
 
 
 @hookimpl

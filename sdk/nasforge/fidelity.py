@@ -28,6 +28,7 @@ from typing import Any
 
 import attrs
 
+from nasforge.errors import NasforgeError
 from nasforge.genotype import Genotype
 
 
@@ -78,6 +79,15 @@ def split(asked: Ask) -> tuple[Genotype, int | None]:
     return asked, None
 
 
+def asked_budget(evaluator: str, full: int, fidelity: int | None, unit: str = "epochs") -> int:
+    """The budget an ``evaluate_at(g, fidelity)`` call trains: ``full`` for None, else
+    ``fidelity``, refused in one line outside 1 .. ``full``."""
+    budget = full if fidelity is None else int(fidelity)
+    if not 1 <= budget <= full:
+        raise NasforgeError(f"{evaluator} trains 1 to {full} {unit} (its full budget), not {budget}")
+    return budget
+
+
 def max_fidelity(evaluator: Any) -> int | None:
     """The evaluator's full budget (its ``fidelity`` option's value), None if it has none."""
     name = getattr(evaluator, "fidelity", None)
@@ -110,3 +120,13 @@ def trial_spent(trial: Any, evaluator: Any) -> int | None:
 def was_stopped(trial: Any) -> bool:
     """Whether a trial's evaluation was stopped early (by its proposal's ``stop_below``)."""
     return trial.result.metadata.get("stopped_at") is not None
+
+
+def at_full(trial: Any, full: int | None) -> bool:
+    """Whether a trial was evaluated at the full budget ``full`` (None: unknown, every
+    trial counts as full) and not stopped early. A run's best (and front) is chosen among
+    those once there are any: a short training's number is a cheap guess, not what the
+    architecture reaches, and must not outrank a full one."""
+    if was_stopped(trial):
+        return False
+    return trial.fidelity is None or full is None or trial.fidelity == full

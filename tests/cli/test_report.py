@@ -1,5 +1,6 @@
-"""``nasforge report`` (issue 16): the page of a multi-objective NAS-Bench-201 run and of a
-single-objective run that a stop rule ended, checked in a real headless browser.
+"""``nasforge report`` (issue 16): the page of a multi-objective NAS-Bench-201 run, of a
+single-objective run that a stop rule ended and of multi-fidelity runs on digits
+(Hyperband; the median pruner's stopped trials), checked in a real headless browser.
 
 The browser is the distribution's Chromium driven from the command line, as in the
 insight test: a copy of the page gets a check script that, after the load event, counts
@@ -81,8 +82,21 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         stop=["plateau:10"],
     )
     Experiment.from_spec(single, run_dir=root / "single", progress=False).run()
+    # Multi-fidelity runs on digits, through the CLI: Hyperband (rungs of 1 and 3 epochs) and
+    # the median pruner (trials stopped early) with tiny NB201 cells.
+    digits = ["--space", "nb201", "--evaluator", "short-train", "--dataset", "digits", "-q"]
+    digits += ["--evaluator-option", "epochs=3", "--evaluator-option", 'build={"C": 4, "N": 1}']
+    for name, strategy in (
+        ("hyperband", ["--strategy", "hyperband", "-o", "brackets=2", "--budget-trials", "100"]),
+        (
+            "median",
+            ["--strategy", "median", "-o", "strategy=random", "-o", "warmup=2", "--budget-trials", "8"],
+        ),
+    ):
+        code, _, err = run_main("--threads", "1", "search", *digits, *strategy, "--run-dir", root / name)
+        assert code == 0, err
     out = {}
-    for name in ("multi", "single"):
+    for name in ("multi", "single", "hyperband", "median"):
         code, _, err = run_main("report", root / name, "--out", root / f"{name}.html")
         assert code == 0, err
         out[name] = root / f"{name}.html"
@@ -102,6 +116,34 @@ def test_the_page_is_static_and_lists_every_trial(pages) -> None:
     assert "exposes no cell graph" in single  # said on the page, not silently left out
     assert "Stopped early after trial" in single and "plateau:10" in single
     assert not list(pages["multi"].parent.glob("*.part"))  # written atomically
+
+
+def test_a_multi_fidelity_run_shows_budgets_curves_and_stops(pages) -> None:
+    page = pages["hyperband"].read_text(encoding="utf-8")
+    for heading in ("Anytime curve", "Learning curves", "Best cell", "Trials"):
+        assert f"<h2>{heading}</h2>" in page
+    assert page.count('<img class="figure"') == 3
+    assert ">epochs</th>" in page and ">epochs trained</th>" in page
+    # Brackets 3 at 1 epoch -> 1 at 3, then 2 at 3: 3 + 3 + 6 epochs.
+    assert "<dt>epochs spent</dt><dd>12 in all; full budget 3 a trial, reached by 3 trials</dd>" in page
+    rows = re.findall(r'<tr class="(\w+)">(.*?)</tr>', page, flags=re.S)
+    assert len(rows) == 6
+    budgets = [int(re.findall(r'data-value="([^"]+)"', cells)[-4]) for _, cells in rows]
+    assert sorted(budgets) == [1, 1, 1, 3, 3, 3]
+    (best_cells,) = [cells for status, cells in rows if status == "best"]
+    assert re.findall(r'data-value="([^"]+)"', best_cells)[-4] == "3"  # chosen among full trainings
+
+    median = pages["median"].read_text(encoding="utf-8")
+    stopped = [
+        cells
+        for status, cells in re.findall(r'<tr class="(\w+)">(.*?)</tr>', median, flags=re.S)
+        if status == "stopped"
+    ]
+    assert stopped, "the median pruner stopped no trial: the page cannot show one"
+    for cells in stopped:
+        asked, trained = (int(v) for v in re.findall(r'data-value="([^"]+)"', cells)[-4:-2])
+        assert trained < asked == 3
+    assert f"{len(stopped)} stopped early" in median
 
 
 def test_bad_input_is_one_line(tmp_path: Path, pages) -> None:
@@ -144,11 +186,11 @@ def _ascending(values: list[float]) -> bool:
     return shown == sorted(shown) and all(math.isnan(v) for v in values[len(shown) :])
 
 
-@pytest.mark.parametrize("name", ["multi", "single"])
+@pytest.mark.parametrize("name", ["multi", "single", "hyperband"])
 def test_figures_render_and_the_table_sorts_in_a_headless_browser(pages, name: str, tmp_path: Path) -> None:
-    objective = "valid_accuracy" if name == "multi" else "score"
+    objective = "score" if name == "single" else "valid_accuracy"
     seen = _in_browser(pages[name], [objective, "genotype", "#"], tmp_path)
-    assert seen["figures"] == (3 if name == "multi" else 1)
+    assert seen["figures"] == (1 if name == "single" else 3)
     assert seen["rendered"] == seen["figures"]
     up, down = seen["sorts"][f"{objective} 1"], seen["sorts"][f"{objective} 2"]
     assert up["aria"] == "ascending" and _ascending(_numbers(up["order"]))
@@ -161,10 +203,11 @@ def test_figures_render_and_the_table_sorts_in_a_headless_browser(pages, name: s
     assert _numbers(seen["sorts"]["# 1"]["order"]) == sorted(_numbers(seen["sorts"]["# 1"]["order"]))
 
 
-def test_screenshot_of_the_multi_objective_report(pages, tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", ["multi", "hyperband"])
+def test_screenshot_of_the_report(pages, name: str, tmp_path: Path) -> None:
     browser = find_browser()
     shot = tmp_path / "report.png"
-    url = pages["multi"].resolve().as_uri()
+    url = pages[name].resolve().as_uri()
     done = headless(browser, tmp_path / "profile", f"--screenshot={shot}", "--window-size=1400,2600", url)
     assert done.returncode == 0 and shot.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
     from PIL import Image
@@ -174,8 +217,9 @@ def test_screenshot_of_the_multi_objective_report(pages, tmp_path: Path) -> None
         colours = img.convert("RGB").resize((350, 650)).getcolors(maxcolors=1 << 20)
     assert colours is not None and len(colours) > 200  # figures, not a blank or error page
     keep = os.environ.get("NASFORGE_REPORT_SCREENSHOT")
-    if keep:
-        shutil.copyfile(shot, keep)
+    if keep:  # one file a report: PATH-multi.png, PATH-hyperband.png
+        base = Path(keep)
+        shutil.copyfile(shot, base.with_name(f"{base.stem}-{name}{base.suffix or '.png'}"))
 
 
 def test_an_unfinished_run_and_a_one_shot_run_are_reported(tmp_path: Path, pages) -> None:

@@ -47,9 +47,28 @@ def write_report(
         Figure(
             "Anytime curve",
             figures.anytime_png(view),
-            caption="Best so far of each objective among feasible trials (line) and every trial (dots).",
+            caption=(
+                "Best so far of each objective among feasible trials (line) and every trial (dots)."
+                + (
+                    f" Only full-budget trials count as the best; the right panel is against the "
+                    f"{view.fidelity} spent."
+                    if view.multi_fidelity
+                    else ""
+                )
+            ),
         )
     ]
+    if figures.curves_of(view):
+        shown.append(
+            Figure(
+                "Learning curves",
+                figures.curves_png(view),
+                caption=(
+                    f"Each trial's {view.goal.objectives[0].name} after every epoch, coloured by the "
+                    "budget it was given; a cross marks a trial stopped early."
+                ),
+            )
+        )
     if view.goal.multi_objective:
         shown.append(
             Figure(

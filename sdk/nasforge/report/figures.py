@@ -19,6 +19,7 @@ from typing import Any
 from nasforge.optional import require
 from nasforge.pareto_plot import plot_front
 from nasforge.report.run_view import RunView, value
+from nasforge.result import Trial
 from nasforge.search_space import SUPERNET
 from nasforge.supernet import as_supernet
 from nasforge.supernet_topology import CellTopology, KeptEdge
@@ -50,44 +51,150 @@ def _best_so_far(values: Sequence[float], higher: bool) -> list[float]:
     return out
 
 
+def _budget_colours(plt: Any, n: int) -> list[Any]:
+    """One colour per budget, smallest first: dark to warm, none as pale as a white page."""
+    cmap = plt.get_cmap("plasma")
+    return [cmap(0.8 * k / max(1, n - 1)) for k in range(n)]
+
+
+def _clock_axis(view: RunView) -> tuple[list[float], str]:
+    """The anytime curve's second x axis: the budget spent (a multi-fidelity run: what it
+    saves is epochs, not seconds), else the run's clock."""
+    xs: list[float] = []
+    spent = 0.0
+    for t in view.trials:
+        if view.multi_fidelity:
+            spent += float(view.spent_of(t) or 0)
+        else:
+            spent += t.result.cost if view.clock == "simulated" else t.wall_seconds
+        xs.append(spent)
+    if view.multi_fidelity:
+        return xs, f"{view.fidelity} spent (cumulative)"
+    return xs, f"{view.clock} seconds (cumulative)"
+
+
 def anytime_png(view: RunView) -> bytes:
-    """Best-so-far of each objective (feasible trials only) against the trial count and
-    against the run's clock (a tabular benchmark's simulated seconds, else wall seconds);
-    every trial's own value as grey dots beneath."""
+    """Best-so-far of each objective (feasible trials only; in a multi-fidelity run, full
+    evaluations only) against the trial count and against the run's clock (a tabular
+    benchmark's simulated seconds, wall seconds, or the budget a multi-fidelity run
+    spent); every trial's own value as dots beneath (coloured by budget where it varies)."""
     plt = _pyplot()
     from matplotlib.ticker import MaxNLocator
 
     goal, trials = view.goal, view.trials
     objectives = goal.objectives
-    clock = []
-    spent = 0.0
-    for t in trials:
-        spent += t.result.cost if view.clock == "simulated" else t.wall_seconds
-        clock.append(spent)
+    clock, clock_label = _clock_axis(view)
+    budgets = sorted({b for b in (view.budget_of(t) for t in trials) if b is not None})
+    colours = _budget_colours(plt, len(budgets))
     fig, axes = plt.subplots(len(objectives), 2, figsize=(10, 3.2 * len(objectives)), squeeze=False)
     try:
         for row, objective in enumerate(objectives):
             own = [value(t, objective.name) if goal.feasible(t.result) else math.nan for t in trials]
-            best = _best_so_far(own, objective.higher_is_better)
+            counted = [v if view.at_full(t) else math.nan for v, t in zip(own, trials, strict=True)]
+            best = _best_so_far(counted, objective.higher_is_better)
             direction = "higher" if objective.higher_is_better else "lower"
             for col, (xs, xlabel) in enumerate(
-                (
-                    (list(range(1, len(trials) + 1)), f"{view.unit}s"),
-                    (clock, f"{view.clock} seconds (cumulative)"),
-                )
+                ((list(range(1, len(trials) + 1)), f"{view.unit}s"), (clock, clock_label))
             ):
                 ax = axes[row][col]
-                ax.scatter(xs, own, s=8, color="0.7", label="trial")
-                ax.step(xs, best, where="post", color="tab:blue", linewidth=1.6, label="best so far")
+                if view.multi_fidelity and len(budgets) > 1:
+                    for k, b in enumerate(budgets):
+                        pick = [i for i, t in enumerate(trials) if view.budget_of(t) == b]
+                        ax.scatter(
+                            [xs[i] for i in pick],
+                            [own[i] for i in pick],
+                            s=10,
+                            color=colours[k],
+                            label=f"{view.fidelity}={b}",
+                        )
+                else:
+                    ax.scatter(xs, own, s=8, color="0.7", label="trial")
+                label = "best so far (full budget)" if view.multi_fidelity else "best so far"
+                ax.step(
+                    xs,
+                    best,
+                    where="post",
+                    color="tab:red" if view.multi_fidelity else "tab:blue",
+                    linewidth=1.6,
+                    label=label,
+                )
                 ax.set_xlabel(xlabel)
                 ax.set_ylabel(f"{objective.name} ({direction} is better)", fontsize=9)
                 ax.grid(alpha=0.3)
                 if col == 0:
                     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-                elif view.clock == "simulated" and clock and clock[-1] > 0:
+                elif not view.multi_fidelity and view.clock == "simulated" and clock and clock[-1] > 0:
                     ax.set_xscale("log")
             axes[row][0].legend(fontsize=8, loc="best")
         fig.suptitle(f"Anytime curve: {len(trials)} {view.unit}s", fontsize=11)
+        fig.tight_layout()
+        return _png(fig)
+    finally:
+        plt.close(fig)
+
+
+def curves_of(view: RunView) -> list[tuple[Trial, list[float]]]:
+    """(trial, its per-epoch values of the first objective) of every trial that reported
+    a learning curve (an evaluator that trains does: ``metadata["per_epoch"]``)."""
+    name = view.goal.objectives[0].name
+    out = []
+    for t in view.trials:
+        per_epoch = t.result.metadata.get("per_epoch")
+        curve = per_epoch.get(name) if isinstance(per_epoch, dict) else None
+        if isinstance(curve, list) and curve and all(isinstance(v, int | float) for v in curve):
+            out.append((t, [float(v) for v in curve]))
+    return out
+
+
+def curves_png(view: RunView) -> bytes:
+    """Every trial's learning curve (its objective after each epoch), coloured by the
+    budget it was given; a trial stopped early ends in a cross, the best is drawn bold.
+    Where a multi-fidelity run spent its budget, and what its short trainings showed."""
+    plt = _pyplot()
+    curves = curves_of(view)
+    objective = view.goal.objectives[0]
+    budgets = sorted({len(c) if view.budget_of(t) is None else view.budget_of(t) for t, c in curves})
+    colours = _budget_colours(plt, len(budgets))
+    fig, ax = plt.subplots(figsize=(10, 4.2))
+    try:
+        seen: set[int] = set()
+        for t, curve in curves:
+            b = view.budget_of(t) or len(curve)
+            k = budgets.index(b) if b in budgets else 0
+            color = colours[k]
+            label = f"{view.fidelity or 'epochs'}={b}" if b not in seen else None
+            seen.add(b)
+            epochs = list(range(1, len(curve) + 1))
+            ax.plot(
+                epochs,
+                curve,
+                color=color,
+                alpha=0.55,
+                linewidth=1.0,
+                marker="." if len(curve) == 1 else None,
+                label=label,
+            )
+            if view.rows[t.index].status == "stopped":
+                ax.scatter([epochs[-1]], [curve[-1]], marker="x", color="tab:red", s=30, zorder=3)
+        best = view.best
+        for t, curve in curves:
+            if best is not None and t.index == best.index:
+                ax.plot(
+                    range(1, len(curve) + 1),
+                    curve,
+                    color="black",
+                    linewidth=2.2,
+                    label=f"best (trial {t.index})",
+                )
+        if any(r.status == "stopped" for r in view.rows):
+            ax.scatter([], [], marker="x", color="tab:red", label="stopped early")
+        ax.set_xlabel("epoch")
+        direction = "higher" if objective.higher_is_better else "lower"
+        ax.set_ylabel(f"{objective.name} ({direction} is better)", fontsize=9)
+        ax.xaxis.set_major_locator(plt.MaxNLocator(integer=True))
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8, loc="lower right")
+        fig.suptitle(f"Learning curves: {len(curves)} trials", fontsize=11)
         fig.tight_layout()
         return _png(fig)
     finally:

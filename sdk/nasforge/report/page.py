@@ -51,6 +51,7 @@ table.trials td.genotype { font-family: monospace; font-size: 11px; max-width: 4
 tr.best td { background: #e8f6e8; font-weight: 600; }
 tr.front td { background: #f1f8f1; }
 tr.failed td, tr.infeasible td { color: #999; }
+tr.stopped td { color: #3b6a96; font-style: italic; }
 """
 
 _SORT = """
@@ -138,6 +139,17 @@ def _facts(view: RunView) -> str:
         facts.append(
             ("best", f"trial {best.index}: {_e(shown)}<br><code>{_e(_text_of(view, best.index))}</code>")
         )
+    if view.multi_fidelity:
+        spent = [view.spent_of(t) for t in view.trials]
+        full = sum(1 for t in view.trials if view.at_full(t))
+        stopped = sum(1 for r in view.rows if r.status == "stopped")
+        facts.append(
+            (
+                f"{view.fidelity} spent",
+                f"{sum(s for s in spent if s is not None)} in all; full budget {view.full_fidelity} a "
+                f"trial, reached by {full} trials" + (f"; {stopped} stopped early" if stopped else ""),
+            )
+        )
     if view.goal.multi_objective:
         facts.append(("Pareto front", f"{len(view.front)} architectures"))
     return '<dl class="facts">' + "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in facts) + "</dl>"
@@ -150,6 +162,8 @@ def _text_of(view: RunView, index: int) -> str:
 def _table(view: RunView) -> str:
     heads = [("#", "number"), ("genotype", "text")]
     heads += [(c, "number") for c in view.columns]
+    if view.multi_fidelity:
+        heads += [(str(view.fidelity), "number"), (f"{view.fidelity} trained", "number")]
     heads += [("cost (s)", "number"), ("wall (s)", "number"), ("status", "text")]
     thead = "".join(
         f'<th data-type="{kind}" title="sort by {_e(name)}">{_e(name)}</th>' for name, kind in heads
@@ -162,6 +176,10 @@ def _table(view: RunView) -> str:
         for c in view.columns:
             v = value(t, c)
             cells.append(f'<td class="num" data-value="{"NaN" if math.isnan(v) else repr(v)}">{_num(v)}</td>')
+        if view.multi_fidelity:
+            for b in (view.budget_of(t), view.spent_of(t)):
+                shown = math.nan if b is None else float(b)
+                cells.append(f'<td class="num" data-value="{"NaN" if b is None else b}">{_num(shown)}</td>')
         for v in (t.result.cost, t.wall_seconds):
             cells.append(f'<td class="num" data-value="{v!r}">{_num(v)}</td>')
         title = f' title="{_e(t.result.error)}"' if t.result.error else ""

@@ -9,6 +9,7 @@ the genotypes as their raw choices and no cell drawing.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import os
@@ -18,6 +19,7 @@ from typing import Any
 import attrs
 
 from nasforge.errors import JournalError, NasforgeError
+from nasforge.fidelity import at_full, was_stopped
 from nasforge.genotype import Genotype
 from nasforge.journal import JournalReader, journal_path
 from nasforge.objectives import SearchGoal, goal_of_header
@@ -34,7 +36,8 @@ class TrialRow:
 
     trial: Trial
     text: str
-    #: ok, failed, infeasible; "best" or "front" where the run chose it
+    #: ok, failed, infeasible, stopped (early, by a pruner); "best" or "front" where the
+    #: run chose it
     status: str
 
 
@@ -64,6 +67,30 @@ class RunView:
     chosen: Genotype | None = None
     #: What one trial is: "trial", or "epoch" for a one-shot run (one journal record an epoch).
     unit: str = "trial"
+    #: The budget a multi-fidelity run varied (e.g. "epochs") and its full value; None for
+    #: a run whose evaluator has none or whose trials all ran at the full budget.
+    fidelity: str | None = None
+    full_fidelity: int | None = None
+
+    @property
+    def multi_fidelity(self) -> bool:
+        return self.fidelity is not None
+
+    def budget_of(self, trial: Trial) -> int | None:
+        """The budget a trial was asked for (its fidelity; the full one when it has none)."""
+        return self.full_fidelity if trial.fidelity is None else trial.fidelity
+
+    def spent_of(self, trial: Trial) -> int | None:
+        """What a trial spent of the budget: what its result says it trained (less than
+        asked when stopped early), else what it was asked for."""
+        done = trial.result.metadata.get(self.fidelity) if self.fidelity else None
+        if isinstance(done, int) and not isinstance(done, bool):
+            return done
+        return self.budget_of(trial)
+
+    def at_full(self, trial: Trial) -> bool:
+        """Whether a trial counts as a full evaluation (:func:`nasforge.fidelity.at_full`)."""
+        return at_full(trial, self.full_fidelity)
 
     @property
     def trials(self) -> tuple[Trial, ...]:
@@ -93,8 +120,10 @@ def read_run(run_dir: str | os.PathLike[str], registry: Registry) -> RunView:
         raise JournalError(f"{reader.path}: the run names no objective and its trials carry none")
     space, note = _space_of(spec, registry)
     end = reader.end or {}
-    best = _best(reader.trials, goal)
-    front = goal.front(reader.trials) if goal.multi_objective else ()
+    fidelity, full = _fidelity(header, reader.trials, registry)
+    full_trials = [t for t in reader.trials if at_full(t, full)] or reader.trials
+    best = _best(full_trials, goal)
+    front = goal.front(full_trials) if goal.multi_objective else ()
     front_ids = {t.index for t in front}
     rows = tuple(
         TrialRow(t, _text(space, t.genotype), _status(t, goal, best, front_ids)) for t in reader.trials
@@ -122,7 +151,29 @@ def read_run(run_dir: str | os.PathLike[str], registry: Registry) -> RunView:
         clock=_clock(spec, registry),
         chosen=chosen,
         unit="epoch" if one_shot else "trial",
+        fidelity=fidelity,
+        full_fidelity=full,
     )
+
+
+def _fidelity(
+    header: dict[str, Any], trials: list[Trial], registry: Registry
+) -> tuple[str | None, int | None]:
+    """(name, full value) of the budget a multi-fidelity run varied, from the evaluator's
+    declared fidelity and the value the header's evaluator record holds; (None, None)
+    when no trial ran at a smaller budget or was stopped early (nothing to show)."""
+    if not any(t.fidelity is not None or was_stopped(t) for t in trials):
+        return None, None
+    described = header.get("evaluator") if isinstance(header.get("evaluator"), dict) else {}
+    evaluator = described.get("evaluator") or (header.get("spec") or {}).get("evaluator")
+    name = None
+    with contextlib.suppress(NasforgeError):
+        name = getattr(registry.get("evaluator", evaluator), "fidelity", None) if evaluator else None
+    name = name or "fidelity"
+    full = described.get(name)
+    if not isinstance(full, int) or isinstance(full, bool):
+        full = max((t.fidelity for t in trials if t.fidelity is not None), default=None)
+    return name, full
 
 
 def _goal_from_results(trials: list[Trial]) -> SearchGoal | None:
@@ -176,6 +227,8 @@ def _status(t: Trial, goal: SearchGoal, best: Trial | None, front: set[int]) -> 
         return "failed"
     if not goal.feasible(t.result):
         return "infeasible"
+    if was_stopped(t):
+        return "stopped"
     if best is not None and t.index == best.index:
         return "best"
     return "front" if t.index in front else "ok"
