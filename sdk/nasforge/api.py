@@ -22,6 +22,7 @@ from nasforge.backends.device import resolve_device
 from nasforge.budget import Budget
 from nasforge.defaults import default_component
 from nasforge.errors import NasforgeError
+from nasforge.executors import DEFAULT_RETRIES, ExecutorOptions
 from nasforge.experiment import Experiment
 from nasforge.journal import JournalReader
 from nasforge.objectives import Constraint
@@ -198,6 +199,11 @@ def search(
     run_dir: str | os.PathLike[str] | None = None,
     progress: bool = False,
     registry: Registry | None = None,
+    asynchronous: bool = False,
+    ray_address: str | None = None,
+    trial_cpus: float = 1.0,
+    trial_gpus: float = 0.0,
+    retries: int = DEFAULT_RETRIES,
     **spec_options: Any,
 ) -> SearchOutcome:
     """Run a journaled search (the Python twin of ``nasforge search``).
@@ -214,6 +220,17 @@ def search(
     its genotypes in ``members``; :func:`nasforge.export.export_ensemble` writes it as
     ``nasforge search --export`` does, and :func:`resume` of the ended run gives it back.
 
+    Where trials run (ask/tell runs): ``executor="ray"`` with ``ray_address`` (``"HOST:PORT"``
+    of a ``ray start --head``, ``"auto"`` or ``"ray://HOST:PORT"``) joins an existing Ray
+    cluster instead of starting a local one; ``trial_cpus``/``trial_gpus`` are each trial's
+    Ray task resources. ``retries``: how often a trial whose worker died (process pool or
+    Ray) is run again before it counts as failed (recorded in ``metadata["retries"]``).
+    ``asynchronous`` keeps ``workers`` trials in flight and tells each result as it
+    arrives, instead of rounds that wait for their slowest trial; the journal keeps the
+    order results were told, so a resume replays it exactly, but which result arrives
+    first depends on the machines, so two asynchronous runs may differ (the default,
+    synchronous rounds, gives the same run whatever executor runs it).
+
     Raises :class:`~nasforge.errors.SearchFailedError` when every trial failed (there is
     no best to return), :class:`~nasforge.errors.InfeasibleSearchError` (a subclass) when
     no trial satisfied the constraints, :class:`~nasforge.errors.CapabilityError` when the evaluator
@@ -222,15 +239,42 @@ def search(
     """
     registry = registry if registry is not None else get_registry()
     spec = build_spec(space, strategy, evaluator, registry=registry, **spec_options)
+    options = ExecutorOptions(
+        address=ray_address, trial_cpus=trial_cpus, trial_gpus=trial_gpus, retries=retries
+    )
     if spec.is_one_shot(registry):
+        if asynchronous or options != ExecutorOptions():
+            raise NasforgeError(
+                f"'{spec.strategy}' is one-shot: executor options and asynchronous evaluation apply "
+                "to ask/tell strategies"
+            )
         return run_one_shot(spec, run_dir=run_dir, registry=registry, progress=progress).outcome
-    return Experiment.from_spec(spec, run_dir=run_dir, registry=registry, progress=progress).run()
+    return Experiment.from_spec(
+        spec,
+        run_dir=run_dir,
+        registry=registry,
+        progress=progress,
+        executor_options=options,
+        asynchronous=asynchronous,
+    ).run()
 
 
 def resume(
-    run_dir: str | os.PathLike[str], *, progress: bool = False, registry: Registry | None = None
+    run_dir: str | os.PathLike[str],
+    *,
+    progress: bool = False,
+    registry: Registry | None = None,
+    ray_address: str | None = None,
+    trial_cpus: float = 1.0,
+    trial_gpus: float = 0.0,
+    retries: int = DEFAULT_RETRIES,
 ) -> SearchOutcome:
     """Continue (or, if it ended, re-read) the journaled run in ``run_dir``.
+
+    An ask/tell run continues on the executor and workers its spec names, evaluated as
+    it was (synchronously or asynchronously); ``ray_address``, ``trial_cpus``,
+    ``trial_gpus`` and ``retries`` are as in :func:`search` (where it runs is not part of
+    the run, so a run may continue on another cluster).
 
     A run that ended is only read (nothing is opened for writing, so read-only media
     work); one that did not takes the run directory's lock, and is refused with
@@ -239,4 +283,7 @@ def resume(
     registry = registry if registry is not None else get_registry()
     if JournalReader.of_run(run_dir).header.get("mode") == "one-shot":
         return resume_one_shot(run_dir, progress=progress, registry=registry).outcome
-    return Experiment.resume(run_dir, registry=registry, progress=progress).run()
+    options = ExecutorOptions(
+        address=ray_address, trial_cpus=trial_cpus, trial_gpus=trial_gpus, retries=retries
+    )
+    return Experiment.resume(run_dir, registry=registry, progress=progress, executor_options=options).run()

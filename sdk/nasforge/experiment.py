@@ -22,6 +22,18 @@ A run may stop before its budget is spent: by the spec's stop rules
 stops where the run would have) or by a plugin's ``nasforge_should_stop`` hook (asked
 after every new trial). A stopped run ends like any other; its end record, and the
 outcome's ``produced_by["stopped"]``, say which rule stopped it, why and after which trial.
+
+Evaluation is synchronous by default: rounds of ``workers`` asks, each round evaluated
+as a batch and told in ask order, so a run is the same whatever executor runs it (and
+its journal too). An *asynchronous* run (``asynchronous=True``; ``nasforge search
+--async``) keeps ``workers`` trials in flight instead and, as each finishes, tells the
+strategy its result and asks the next, so no worker waits for a batch's slowest trial
+and a strategy that learns from each result (regularized evolution, hyperband, BO)
+learns sooner. Which result arrives first depends on the machines, so such a run is not
+reproducible from its seed alone: the journal records each trial in the order it was
+told and the number of the ask it answers, and a resume replays the tells in exactly
+that order between exactly those asks, so the strategy stands where it stood. The
+journal header records the mode, and a resume keeps it.
 """
 
 from __future__ import annotations
@@ -49,10 +61,18 @@ from nasforge.errors import (
     SearchFailedError,
 )
 from nasforge.evaluator import Evaluator
-from nasforge.executors import Executor, InProcessExecutor
-from nasforge.fidelity import Ask, Proposal, fidelity_spent, max_fidelity, split, trial_spent, was_stopped
+from nasforge.executors import Executor, ExecutorOptions, InProcessExecutor
+from nasforge.fidelity import (
+    Ask,
+    Proposal,
+    at_full,
+    fidelity_spent,
+    max_fidelity,
+    split,
+    trial_spent,
+)
 from nasforge.genotype import Genotype
-from nasforge.journal import JournalReader, JournalWriter, is_unstarted, journal_path
+from nasforge.journal import ASKED_KEY, JournalReader, JournalWriter, is_unstarted, journal_path
 from nasforge.objectives import SearchGoal, as_goal, check_measured, declared_objectives
 from nasforge.progress_log import ProgressLog, bar_is_live
 from nasforge.registry import Registry, get_registry
@@ -67,6 +87,8 @@ logger = logging.getLogger("nasforge.experiment")
 
 #: Consecutive already-seen asks after which a dedup'd search is declared exhausted.
 MAX_DUPLICATE_ASKS = 10_000
+#: Journal header key (and its value) of an asynchronous run.
+EVALUATION_KEY, ASYNCHRONOUS = "evaluation", "asynchronous"
 
 
 class Experiment:
@@ -79,6 +101,10 @@ class Experiment:
     ``stop`` adds stop rules (text such as ``"valid_accuracy>=93"`` or the rules of
     :mod:`nasforge.stopping`) to the spec's: they are recorded with it in the journal, so
     a resume obeys them too. ``stopped`` says, once the run ends, whether one stopped it.
+
+    ``asynchronous`` keeps ``workers`` trials in flight and tells each result as it
+    arrives (see the module's docstring); None: as the run's journal was run, else
+    synchronous rounds.
     """
 
     def __init__(
@@ -94,6 +120,7 @@ class Experiment:
         progress: bool = True,
         console: Console | None = None,
         stop: Any = None,
+        asynchronous: bool | None = None,
     ) -> None:
         evaluator.preflight()  # an evaluator that cannot serve the space is refused before any trial
         if stop:  # recorded in the spec (and so the journal): a resume obeys the same rules
@@ -101,6 +128,10 @@ class Experiment:
         self.space, self.strategy, self.evaluator, self.spec = space, strategy, evaluator, spec
         self.executor = executor or InProcessExecutor()
         self.run_dir = Path(run_dir) if run_dir is not None else None
+        if asynchronous is None:
+            asynchronous = self.run_dir is not None and _journal_is_asynchronous(self.run_dir)
+        #: Whether trials are told as they finish rather than in rounds.
+        self.asynchronous = bool(asynchronous)
         self.registry = registry if registry is not None else get_registry()
         self.progress = progress
         self.console = console or Console(stderr=True)
@@ -155,10 +186,15 @@ class Experiment:
         *,
         run_dir: str | os.PathLike[str] | None = None,
         registry: Registry | None = None,
+        executor_options: ExecutorOptions | None = None,
         **kwargs: Any,
     ) -> Experiment:
+        """The run ``spec`` describes. ``executor_options`` say where its executor runs
+        trials (a Ray cluster's address, each trial's CPUs and GPUs, retries of a trial
+        whose worker died): not part of the spec, since they do not change what a trial
+        computes, so a run may resume elsewhere."""
         registry = registry if registry is not None else get_registry()
-        space, evaluator, strategy, executor = spec.build(registry)
+        space, evaluator, strategy, executor = spec.build(registry, executor_options)
         return cls(
             space, strategy, evaluator, spec, executor=executor, run_dir=run_dir, registry=registry, **kwargs
         )
@@ -167,12 +203,15 @@ class Experiment:
     def resume(
         cls, run_dir: str | os.PathLike[str], *, registry: Registry | None = None, **kwargs: Any
     ) -> Experiment:
-        """Rebuild a run from its journal header (its stop rules too); ``run()`` then continues it."""
+        """Rebuild a run from its journal header (its stop rules and its synchronous or
+        asynchronous evaluation too); ``run()`` then continues it. ``kwargs`` are those of
+        :meth:`from_spec` (e.g. ``executor_options`` to continue on another cluster)."""
         reader = JournalReader.of_run(run_dir)
         try:
             spec = ExperimentSpec.from_json(reader.header["spec"])
         except (KeyError, TypeError) as exc:
             raise JournalError(f"{reader.path}: header holds no usable experiment spec ({exc})") from exc
+        kwargs.setdefault("asynchronous", reader.header.get(EVALUATION_KEY) == ASYNCHRONOUS)
         return cls.from_spec(spec, run_dir=run_dir, registry=registry, **kwargs)
 
     # --- running ----------------------------------------------------------------------
@@ -198,7 +237,10 @@ class Experiment:
                 self._note_repairs(writer)
                 if not replay.exists:
                     writer.header(self._header())
-            self._loop(replay, writer)
+            if self.asynchronous:
+                self._loop_async(replay, writer)
+            else:
+                self._loop(replay, writer)
             if replay.ended:
                 self.stopped = replay.stopped
             outcome = self._outcome()
@@ -252,6 +294,93 @@ class Experiment:
                     assert result is not None
                     self._record(asked, result, wall, state, writer, bar)
 
+    def _loop_async(self, replay: _Replay, writer: JournalWriter | None) -> None:
+        """Keep ``workers`` trials in flight; tell each result as it arrives, then ask anew.
+
+        Asks are numbered in the order made. The journal holds trials in the order they
+        were told, each with its ask number, so a replay tells the journal's results in
+        that order: after each tell it asks (exactly as the run did) until ``workers``
+        are in flight again. An ask the journal does not answer goes to the executor at
+        once, while the replay goes on; once the journal is spent, results are taken as
+        the executor finishes them. After a stop (rule, budget, strategy finished) no
+        new ask is made, and the trials in flight are waited for and recorded.
+
+        A trial's ``wall_seconds`` is its own time, submission to result; trials in
+        flight together overlap, so a replayed trial counts 1/``workers`` of it toward
+        the run's wall clock (the seconds budget).
+        """
+        state = _LoopState(recorded=replay.trials, judge=not replay.ended)
+        flight = _Flight(answered=frozenset(n for n in replay.asked if n is not None))
+        share = 1.0 / max(1, self.executor.workers)
+        with self._progress_bar() as bar:
+            while True:
+                if self.stopped is None:
+                    self._fill(replay, state, flight)
+                if not flight.asks:
+                    break
+                told = len(self.trials)
+                if told < len(state.recorded):
+                    number = replay.asked[told]
+                    assert number is not None
+                    asked = self._replayed_ask(flight, number, state.recorded[told])
+                    result, wall = state.recorded[told].result, state.recorded[told].wall_seconds
+                    state.wall_before += wall * share  # in-flight trials' own times overlap
+                else:
+                    done = self.executor.next_done()
+                    number = flight.tickets.pop(done.ticket)
+                    asked = flight.asks.pop(number)
+                    result, wall = done.result, done.wall_seconds
+                self._record(asked, result, wall, state, writer, bar, asked_number=number)
+
+    def _fill(self, replay: _Replay, state: _LoopState, flight: _Flight) -> None:
+        """Ask until ``workers`` trials are in flight (or the budget, the strategy, or an
+        ended run's journal allows no more); send the ones the journal lacks to the executor."""
+        if flight.exhausted or self._strategy_finished():
+            if self._strategy_finished():
+                self._log_strategy_finished(len(self.trials))
+            return
+        in_flight = len(flight.asks)
+        budget = self.spec.budget
+        if budget.exhausted(
+            trials=len(self.trials) + in_flight, seconds=state.wall(), simulated_seconds=state.sim_clock
+        ):
+            return
+        want = self.executor.workers - in_flight
+        if budget.trials is not None:
+            want = min(want, budget.trials - len(self.trials) - in_flight)
+        if replay.ended:  # re-reading an ended run: exactly the asks it made, all told
+            want = min(want, len(state.recorded) - flight.next_number)
+        if want <= 0:
+            return
+        asks = self._ask(state, want)
+        if not asks and not self._strategy_finished():
+            flight.exhausted = True
+            self.console.print("[yellow]search space exhausted: the strategy only repeats itself[/]")
+        for asked in asks:
+            number = flight.next_number
+            flight.next_number += 1
+            flight.asks[number] = asked
+            if number not in flight.answered:
+                flight.tickets[self.executor.submit(self.evaluator, _as_evaluated(asked))] = number
+
+    def _replayed_ask(self, flight: _Flight, number: int, old: Trial) -> Ask:
+        """The in-flight ask the journal's next trial answers; one the strategy has not
+        asked, or asked as something else, means another search: refused."""
+        asked = flight.asks.pop(number, None)
+        if asked is None:
+            raise JournalError(
+                f"journal diverges at trial {old.index}: it answers ask {number}, which the strategy "
+                "has not made (different seed, workers or code?)"
+            )
+        g, fidelity = split(asked)
+        if (old.genotype, old.fidelity) != (g, fidelity):
+            raise JournalError(
+                f"journal diverges at trial {old.index} (ask {number}): the strategy asked "
+                f"{_describe(self.space.format(g), fidelity)}, the journal holds "
+                f"{_describe(self.space.format(old.genotype), old.fidelity)} (different seed or code?)"
+            )
+        return asked
+
     def _finished(self, replay: _Replay, state: _LoopState) -> bool:
         """The budget is spent, or an ended run has been re-read (never extended: its
         replayed wall time runs short of what the budget counted)."""
@@ -274,14 +403,15 @@ class Experiment:
                 f"strategy '{self.strategy.name}' has nothing more to propose: finished after {done} trials"
             )
 
-    def _ask(self, state: _LoopState) -> list[Ask]:
-        """Up to one round of new genotypes (or proposals at a fidelity); with dedup, a
-        repeat of the same genotype at the same fidelity is told its earlier result at
-        once and asked again (empty: the strategy only repeats itself)."""
-        want = self.executor.workers
-        budget = self.spec.budget
-        if budget.trials is not None:
-            want = min(want, budget.trials - len(self.trials))
+    def _ask(self, state: _LoopState, want: int | None = None) -> list[Ask]:
+        """Up to one round (or ``want``) of new genotypes (or proposals at a fidelity);
+        with dedup, a repeat of the same genotype at the same fidelity is told its earlier
+        result at once and asked again (empty: the strategy only repeats itself)."""
+        if want is None:
+            want = self.executor.workers
+            budget = self.spec.budget
+            if budget.trials is not None:
+                want = min(want, budget.trials - len(self.trials))
         asks: list[Ask] = []
         while len(asks) < want and not self._strategy_finished():
             asked = self.strategy.ask()
@@ -317,12 +447,9 @@ class Experiment:
             )
 
     def _at_full(self, trial: Trial) -> bool:
-        """Whether a trial was evaluated at the full budget. The best (and the front) is
-        chosen among those once there are any: a short training's number is a cheap
-        guess, not what the architecture reaches, and must not outrank a full one."""
-        if was_stopped(trial):  # stopped early by a pruner: it reached less than it was asked
-            return False
-        return trial.fidelity is None or trial.fidelity == max_fidelity(self.evaluator)
+        """Whether a trial was evaluated at the full budget and not stopped early
+        (:func:`nasforge.fidelity.at_full`): the best (and the front) is chosen among those."""
+        return at_full(trial, max_fidelity(self.evaluator))
 
     def fidelity_spent(self) -> int | None:
         """The budget the run's trials spent, in the evaluator's fidelity unit (short-train:
@@ -375,8 +502,10 @@ class Experiment:
         state: _LoopState,
         writer: JournalWriter | None,
         bar: Any,
+        asked_number: int | None = None,
     ) -> None:
-        """One finished trial: journaled (if new), told, counted, hooked (if new), shown."""
+        """One finished trial: journaled (if new), told, counted, hooked (if new), shown.
+        ``asked_number``: which ask it answers, in an asynchronous run."""
         g, fidelity = split(asked)
         trial = Trial(index=len(self.trials), genotype=g, result=result, wall_seconds=wall, fidelity=fidelity)
         is_new = trial.index >= len(state.recorded)
@@ -384,7 +513,7 @@ class Experiment:
             check_measured(self.goal, result, self.evaluator.name)
             self._measured_checked = True
         if is_new and writer is not None:
-            writer.trial(trial)
+            writer.trial(trial, asked=asked_number)
         self.strategy.tell(asked, result)
         state.seen[g, fidelity] = result
         state.sim_clock += result.cost
@@ -421,7 +550,9 @@ class Experiment:
 
     # --- journal ----------------------------------------------------------------------
     def _header(self) -> dict[str, Any]:
+        mode = {EVALUATION_KEY: ASYNCHRONOUS} if self.asynchronous else {}
         return {
+            **mode,
             "spec": self.spec.to_json(),
             "space": {"name": self.space.name, "version": self.space.version},
             "evaluator": self.evaluator.describe(),
@@ -465,10 +596,28 @@ class Experiment:
                 self.space.validate(trial.genotype)
             except InvalidGenotypeError as exc:
                 raise JournalError(f"journal trial {trial.index}: {exc}") from exc
+        self._check_mode(reader)
         stopped = (reader.end or {}).get("stopped")
         return _Replay(
-            True, reader.trials, reader.end is not None, stopped if isinstance(stopped, dict) else None
+            True,
+            reader.trials,
+            reader.end is not None,
+            stopped if isinstance(stopped, dict) else None,
+            asked=reader.asked,
         )
+
+    def _check_mode(self, reader: JournalReader) -> None:
+        """A journal replays only in the mode it was written in: an asynchronous one's
+        tells interleave with its asks in an order only its ask numbers give."""
+        recorded = reader.header.get(EVALUATION_KEY) == ASYNCHRONOUS
+        if recorded != self.asynchronous:
+            how = "asynchronously" if recorded else "synchronously"
+            raise JournalError(
+                f"journal in {self.run_dir} was evaluated {how}, so it only continues that way "
+                f"(`nasforge resume {self.run_dir}` keeps its mode)"
+            )
+        if recorded and any(number is None for number in reader.asked):
+            raise JournalError(f"{reader.path}: a trial of an asynchronous run lacks its '{ASKED_KEY}'")
 
     # --- results ----------------------------------------------------------------------
     def _outcome(self) -> SearchOutcome:
@@ -593,17 +742,50 @@ def _declared_names(evaluator: Evaluator) -> list[str] | None:
     return None if declared is None else list(declared)
 
 
+def _journal_is_asynchronous(run_dir: Path) -> bool:
+    """Whether the run in ``run_dir`` (if any) was evaluated asynchronously."""
+    try:
+        if is_unstarted(journal_path(run_dir)):
+            return False
+        return JournalReader(journal_path(run_dir)).header.get(EVALUATION_KEY) == ASYNCHRONOUS
+    except JournalError:
+        return False  # reading it again in run() reports what is wrong
+
+
 class _Replay:
     def __init__(
-        self, exists: bool, trials: list[Trial], ended: bool, stopped: dict[str, Any] | None = None
+        self,
+        exists: bool,
+        trials: list[Trial],
+        ended: bool,
+        stopped: dict[str, Any] | None = None,
+        *,
+        asked: list[int | None] | None = None,
     ) -> None:
         self.exists, self.trials, self.ended = exists, trials, ended
+        #: Each trial's ask number (asynchronous runs; None each in a synchronous one).
+        self.asked: list[int | None] = asked if asked is not None else [None] * len(trials)
         #: An ended run's recorded stop (re-reading it keeps that, rather than re-judging it).
         self.stopped = stopped
 
 
 #: An ask's result and wall seconds; (None, 0.0) until it is evaluated.
 _Answer = tuple[Result | None, float]
+
+
+@attrs.define
+class _Flight:
+    """An asynchronous run's asks in flight."""
+
+    #: Ask numbers the journal answers (a replay never sends these to the executor).
+    answered: frozenset[int]
+    #: Asked and not yet told, by ask number.
+    asks: dict[int, Ask] = attrs.field(factory=dict)
+    #: The executor's ticket of each ask it evaluates -> the ask's number.
+    tickets: dict[int, int] = attrs.field(factory=dict)
+    next_number: int = 0
+    #: The strategy only repeats itself: no more asks.
+    exhausted: bool = False
 
 
 @attrs.define

@@ -42,6 +42,10 @@ CHECKSUM_KEY = "checksum"
 #: reader checks by sequence (so the checksum stays valid wherever the record sits); a
 #: trial's fidelity too, where it has one (records without one keep their checksums).
 _CHECKSUMMED = ("genotype", "result", "wall_seconds")
+#: Trial record key of an asynchronous run: the trial's place in the order the strategy
+#: asked (its ``index`` is its place in the order results were told). Replay needs both
+#: to tell the strategy the same results between the same asks.
+ASKED_KEY = "asked"
 
 
 def journal_path(run_dir: str | os.PathLike[str]) -> Path:
@@ -53,6 +57,8 @@ def trial_checksum(record: Mapping[str, Any]) -> str:
     payload = {key: record.get(key) for key in _CHECKSUMMED}
     if record.get("fidelity") is not None:  # covered when present; older records lack it
         payload["fidelity"] = record["fidelity"]
+    if record.get(ASKED_KEY) is not None:  # an asynchronous run's ask order (replayed too)
+        payload[ASKED_KEY] = record[ASKED_KEY]
     text = json.dumps(payload, sort_keys=True, allow_nan=True, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -215,8 +221,11 @@ class JournalWriter:
     def header(self, header: dict[str, Any]) -> None:
         self.append({"type": "header", "format": FORMAT, **header, CHECKSUM_DECLARATION: CHECKSUM_ALGORITHM})
 
-    def trial(self, trial: Trial) -> None:
+    def trial(self, trial: Trial, *, asked: int | None = None) -> None:
+        """Append a finished trial; ``asked``: its ask number in an asynchronous run."""
         record = {"type": "trial", **trial.to_json()}
+        if asked is not None:
+            record[ASKED_KEY] = asked
         record[CHECKSUM_KEY] = trial_checksum(record)
         self.append(record)
 
@@ -342,12 +351,16 @@ class JournalReader:
                 raise JournalError(f"{path}:1: header field '{key}' must be an object, not {header[key]!r}")
         self.header: dict[str, Any] = header
         self.trials: list[Trial] = []
+        #: Each trial's ask number (an asynchronous run's; None in a synchronous one's).
+        self.asked: list[int | None] = []
         self.end: dict[str, Any] | None = None
         for number, record in records[1:]:
             if record["type"] == "trial":
                 self._check_sum(number, record, required=checksummed is not None)
                 try:
                     self.trials.append(Trial.from_json(record))
+                    asked = record.get(ASKED_KEY)
+                    self.asked.append(None if asked is None else int(asked))
                 except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
                     raise JournalError(f"{path}:{number}: malformed trial record ({exc})") from exc
                 self.end = None  # an end before this trial was not the run's end

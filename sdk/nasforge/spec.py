@@ -29,6 +29,7 @@ import attrs
 from nasforge.budget import Budget
 from nasforge.datasets import TensorData, load_dataset
 from nasforge.errors import NasforgeError
+from nasforge.executors import build_executor
 from nasforge.fidelity import max_fidelity
 from nasforge.objectives import SearchGoal, check_declared, constraint_texts, objective_texts
 from nasforge.option_types import (
@@ -248,14 +249,18 @@ class ExperimentSpec:
         )
 
     # --- building ---------------------------------------------------------------------
-    def build(self, registry: Registry) -> tuple[Any, Any, Any, Any]:
+    def build(self, registry: Registry, executor_options: Any = None) -> tuple[Any, Any, Any, Any]:
         """Instantiate (space, evaluator, strategy, executor) of an ask/tell run.
 
         Every component comes from ``registry``, and constructors that declare them get
         the registry and the seed (:func:`construct`); an evaluator that trains gets the
         run's training data, loaded once here. The strategy's ``objective`` is the run's
-        :meth:`goal` (objectives and constraints).
+        :meth:`goal` (objectives and constraints). ``executor_options``
+        (:class:`nasforge.executors.ExecutorOptions`: a cluster's address, each trial's
+        resources, retries) say where the executor runs trials; they are not part of the
+        spec, since they do not change what a trial computes.
         """
+        executor_cls = registry.get("executor", self.executor)
         if self.evaluator is None or self.budget is None:
             raise NasforgeError(f"strategy '{self.strategy}' needs an evaluator and a budget")
         self.check_strategy_goal(registry)
@@ -277,7 +282,7 @@ class ExperimentSpec:
             objective=self.goal(evaluator, warn=False),  # the Experiment warns, once
             seed=self.seed,
         )
-        executor = registry.get("executor", self.executor)(workers=self.workers)
+        executor = build_executor(executor_cls, self.workers, executor_options)
         return space, evaluator, strategy, executor
 
     def build_space(self, registry: Registry) -> Any:

@@ -24,6 +24,7 @@ from nasforge.cli.options import parse_options
 from nasforge.cli.output import err_console, out_console, print_json
 from nasforge.ensemble import Ensemble
 from nasforge.errors import NasforgeError
+from nasforge.executors import DEFAULT_RETRIES, ExecutorOptions, check_executor_options
 from nasforge.experiment import Experiment
 from nasforge.export.bundle import ExportBundle, _network_options, export_bundle
 from nasforge.export.ensemble_export import EnsembleExport, export_ensemble
@@ -47,6 +48,35 @@ Fuse = Annotated[
         "--fuse/--no-fuse",
         help="With --export of an ensemble, also write ensemble.onnx: one graph running every member "
         "and averaging them, checked against onnxruntime.",
+    ),
+]
+RayAddress = Annotated[
+    str | None,
+    typer.Option(
+        "--ray-address",
+        help="With --executor ray: join the running Ray cluster at HOST:PORT (what `ray start --head` "
+        "printed), auto, or ray://HOST:PORT, instead of starting a local Ray. The cluster is left running.",
+    ),
+]
+TrialCpus = Annotated[
+    float,
+    typer.Option("--trial-cpus", min=0.01, help="With --executor ray: CPUs each trial's Ray task asks for."),
+]
+TrialGpus = Annotated[
+    float,
+    typer.Option(
+        "--trial-gpus",
+        min=0.0,
+        help="With --executor ray: GPUs each trial's Ray task asks for (0.5: two share one).",
+    ),
+]
+Retries = Annotated[
+    int,
+    typer.Option(
+        "--retries",
+        min=0,
+        help="Run a trial whose worker died (process or ray executor) again up to this many times; "
+        "each retry is recorded in the trial's metadata, and a trial that still fails is a failed trial.",
     ),
 ]
 
@@ -158,6 +188,20 @@ def search(
     ] = None,
     workers: Annotated[int, typer.Option(min=1, help="Evaluations in flight at once (ask/tell).")] = 1,
     executor: Annotated[str, typer.Option(help="Executor: inprocess, process or ray.")] = "inprocess",
+    asynchronous: Annotated[
+        bool,
+        typer.Option(
+            "--async/--sync",
+            help="--async: keep --workers trials in flight and tell the strategy each result as it "
+            "arrives (no waiting for a round's slowest trial; the journal keeps the order, so a resume "
+            "replays it exactly, but two runs may differ). --sync (default): rounds of --workers trials, "
+            "the same run whatever executor runs it.",
+        ),
+    ] = False,
+    ray_address: RayAddress = None,
+    trial_cpus: TrialCpus = 1.0,
+    trial_gpus: TrialGpus = 0.0,
+    retries: Retries = DEFAULT_RETRIES,
     export: Annotated[
         Path | None,
         typer.Option(
@@ -188,6 +232,10 @@ def search(
         nasforge search --strategy nsga2 --objective valid_accuracy:max --objective latency_ms:min \
             --constraint 'params_mb<=0.5' --budget-trials 200
 
+    On a running Ray cluster, four trials in flight, each told as it finishes:
+
+        nasforge search --executor ray --ray-address 10.0.0.5:6379 --workers 4 --async --trial-gpus 1
+
     Kill it at any time and continue with `nasforge resume RUN_DIR`: an ask/tell run
     replays its journal (no finished trial lost or repeated); a one-shot run restarts.
     """
@@ -215,6 +263,15 @@ def search(
         registry=registry,
     )
     _check_plot(plot, len(spec.objectives))
+    options = ExecutorOptions(
+        address=ray_address, trial_cpus=trial_cpus, trial_gpus=trial_gpus, retries=retries
+    )
+    if spec.is_one_shot(registry) and (asynchronous or options != ExecutorOptions()):
+        raise NasforgeError(
+            f"'{spec.strategy}' is one-shot: --async, --ray-address, --trial-cpus/--trial-gpus and "
+            "--retries apply to ask/tell strategies"
+        )
+    check_executor_options(registry.get("executor", spec.executor), options)
     if run_dir is None:
         run_dir = Path("runs") / f"{spec.space}-{spec.strategy}-s{seed}-{time.strftime('%Y%m%d-%H%M%S')}"
     if spec.is_one_shot(registry):
@@ -222,7 +279,13 @@ def search(
         _report_one_shot(run, export, build_option, json_out, fuse)
     else:
         experiment = Experiment.from_spec(
-            spec, run_dir=run_dir, registry=registry, progress=not quiet, console=err_console
+            spec,
+            run_dir=run_dir,
+            registry=registry,
+            progress=not quiet,
+            console=err_console,
+            executor_options=options,
+            asynchronous=asynchronous,
         )
         experiment.run()
         _report_ask_tell(experiment, export, build_option, json_out, plot)
@@ -234,18 +297,37 @@ def resume(
     export: Annotated[Path | None, typer.Option(help="Also export the best architecture here.")] = None,
     fuse: Fuse = True,
     plot: Plot = None,
+    ray_address: RayAddress = None,
+    trial_cpus: TrialCpus = 1.0,
+    trial_gpus: TrialGpus = 0.0,
+    retries: Retries = DEFAULT_RETRIES,
     quiet: Quiet = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON to stdout.")] = False,
 ) -> None:
-    """Continue a killed search from its journal (finished trials are replayed, not re-run)."""
+    """Continue a killed search from its journal (finished trials are replayed, not re-run).
+
+    It continues on the executor and workers it was started with, evaluated as it was
+    (rounds, or --async); --ray-address may point a Ray run at another cluster."""
     registry = command_registry(ctx)
     header = JournalReader.of_run(run_dir).header
+    options = ExecutorOptions(
+        address=ray_address, trial_cpus=trial_cpus, trial_gpus=trial_gpus, retries=retries
+    )
+    if header.get("mode") == "one-shot" and options != ExecutorOptions():
+        raise NasforgeError(
+            "a one-shot run has no executor: --ray-address, --trial-cpus/--trial-gpus and --retries "
+            "apply to ask/tell runs"
+        )
     if header.get("mode") == "one-shot":
         run = resume_one_shot(run_dir, registry=registry, progress=not quiet, console=err_console)
         _check_plot(plot, 0)
         _report_one_shot(run, export, None, json_out, fuse)
         return
-    experiment = Experiment.resume(run_dir, registry=registry, progress=not quiet, console=err_console)
+    spec_executor = (header.get("spec") or {}).get("executor", "inprocess")
+    check_executor_options(registry.get("executor", spec_executor), options)
+    experiment = Experiment.resume(
+        run_dir, registry=registry, progress=not quiet, console=err_console, executor_options=options
+    )
     _check_plot(plot, len(experiment.goal.objectives))
     experiment.run()
     _report_ask_tell(experiment, export, None, json_out, plot)
