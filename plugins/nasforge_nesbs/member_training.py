@@ -17,10 +17,9 @@ import torch
 from torch import nn
 
 from nasforge.datasets import TensorData
+from nasforge.ensemble import MemberRecipe, train_network
 from nasforge.genotype import Genotype
-from nasforge.search_space import SearchSpace, build_network
-from nasforge.seeding import LocalRandomness, seeded_generator
-from nasforge.training import CosineSchedule, iterate_batches, set_lr, train_epoch
+from nasforge.search_space import SearchSpace
 
 
 @attrs.frozen
@@ -45,23 +44,21 @@ def train_member(
     build_options: dict[str, Any] | None = None,
     device: str = "cpu",
 ) -> nn.Module:
-    """``g``'s network trained from scratch on ``data`` (initial weights and batches from ``seed``)."""
+    """``g``'s network trained from scratch on ``data`` (initial weights and batches from ``seed``).
+
+    The core's :func:`nasforge.ensemble.train_network` with this recipe, so ``nasforge
+    export RUN_DIR --train-epochs N`` trains members exactly as the benchmark does.
+    """
     recipe = recipe or MemberTraining()
-    options = {"num_classes": data.num_classes, "in_channels": data.input_shape[0], **(build_options or {})}
-    randomness = LocalRandomness(seed)
-    with randomness:
-        model = build_network(space, g, options).to(device)
-    opt = torch.optim.SGD(
-        model.parameters(), lr=recipe.lr, momentum=recipe.momentum, weight_decay=recipe.weight_decay
+    return train_network(
+        space,
+        g,
+        data,
+        seed=seed,
+        recipe=MemberRecipe(**attrs.asdict(recipe)),
+        build_options=build_options,
+        device=device,
     )
-    schedule = CosineSchedule(recipe.lr, 0.0, recipe.epochs)
-    shuffle = seeded_generator(seed)
-    x, y = data.x.to(device), data.y.to(device)
-    for epoch in range(recipe.epochs):
-        set_lr(opt, schedule(epoch))
-        batches = iterate_batches(x, y, recipe.batch_size, generator=shuffle)
-        train_epoch(model, batches, opt, grad_clip=recipe.grad_clip, randomness=randomness)
-    return model.eval()
 
 
 def predict_logits(model: nn.Module, x: torch.Tensor, *, batch_size: int = 512) -> torch.Tensor:

@@ -11,6 +11,12 @@ from nasforge.genotype import Genotype
 from nasforge.result import Objective, Result
 from nasforge.search_space import SearchSpace
 
+#: Where an evaluator that can (``per_example``) puts, when asked, each validation
+#: example's class probabilities in ``Result.metadata``: a list of ``[C]`` lists, in the
+#: order of its validation labels. An ensemble's error and NLL need them: they cannot be
+#: computed from its members' accuracies (:func:`nasforge.ensemble.ensemble_scores_of_results`).
+PREDICTIONS_KEY = "valid_probabilities"
+
 
 class Evaluator(abc.ABC):
     """Trains, looks up, scores or otherwise measures architectures.
@@ -53,6 +59,9 @@ class Evaluator(abc.ABC):
     #: multi-fidelity strategy asks for less through :meth:`evaluate_at`
     #: (:mod:`nasforge.fidelity`).
     fidelity: ClassVar[str | None] = None
+    #: Whether it can return per-example predictions (:data:`PREDICTIONS_KEY`) when asked
+    #: (short-train's ``predictions`` option); off by default, so journals stay small.
+    per_example: ClassVar[bool] = False
 
     def __init__(self, space: SearchSpace, *, dataset: str | None = None) -> None:
         self._check_declared(space)

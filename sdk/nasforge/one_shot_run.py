@@ -23,7 +23,7 @@ import attrs
 from rich.console import Console
 
 from nasforge.datasets import TensorData
-from nasforge.ensemble import Ensemble
+from nasforge.ensemble import Ensemble, evaluate_members
 from nasforge.environment import describe_environment
 from nasforge.errors import JournalError, NasforgeError
 from nasforge.genotype import Genotype
@@ -151,6 +151,11 @@ def run_one_shot(
         space.validate(outcome.best)
         log.finish(trials_seen)
         evaluation = evaluator.evaluate(outcome.best) if evaluator is not None else None
+        if evaluator is not None and outcome.ensemble is not None:
+            # What the evaluator says of every member (a table's valid and test accuracy),
+            # beside the supernet's scores: in the end record, members table, --json, export.
+            ensemble, _ = evaluate_members(outcome.ensemble, evaluator)
+            outcome = attrs.evolve(outcome, ensemble=ensemble)
         if writer is not None:
             writer.end(
                 {

@@ -25,12 +25,14 @@ import time
 from typing import Any, ClassVar, get_args
 
 import attrs
+import torch
+from torch import nn
 
 from nasforge.datasets import ComponentLookup, TensorData, load_dataset, network_options
 from nasforge.defaults import TRAINING_DATASET
 from nasforge.errors import NasforgeError
-from nasforge.evaluator import Evaluator
-from nasforge.fidelity import should_stop
+from nasforge.evaluator import PREDICTIONS_KEY, Evaluator
+from nasforge.fidelity import asked_budget, should_stop
 from nasforge.genotype import Genotype
 from nasforge.latency_objective import OBJECTIVE as LATENCY_OBJECTIVE
 from nasforge.latency_objective import LatencyMode, LatencySettings, OnnxLatency
@@ -53,6 +55,8 @@ class ShortTrainEvaluator(Evaluator):
     trains: ClassVar[bool] = True
     #: Multi-fidelity strategies vary the epochs (full: the ``epochs`` option).
     fidelity: ClassVar[str | None] = "epochs"
+    #: With ``predictions=True`` a Result carries the validation probabilities.
+    per_example: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -75,6 +79,7 @@ class ShortTrainEvaluator(Evaluator):
         latency_threads: int = 1,
         latency_batch_size: int = 1,
         latency_cache: str | bool = True,
+        predictions: bool = False,
     ) -> None:
         """``build`` are ``space.build`` options; ``num_classes`` and ``in_channels`` are
         filled in from the data unless given.
@@ -88,6 +93,11 @@ class ShortTrainEvaluator(Evaluator):
         A run hands over its training ``data``, already loaded; without it ``dataset`` is
         loaded through ``registry`` (without one, only the core's built-in datasets are
         known: this module sits below the registry).
+
+        ``predictions=True`` puts each validation example's class probabilities (rounded
+        to 6 decimals) in ``Result.metadata["valid_probabilities"]``, in the order of
+        :attr:`valid_labels`, so an ensemble of evaluated members can be scored without
+        retraining them; off by default (about 50 kB per trial on digits).
         """
         space.require({BUILD}, by=f"evaluator '{self.name}'")
         name = dataset or (data.name if data is not None else TRAINING_DATASET)
@@ -103,6 +113,9 @@ class ShortTrainEvaluator(Evaluator):
         for key, value in network_options(data.input_shape, data.num_classes).items():
             self.build_options.setdefault(key, value)
         self.input_shape = data.input_shape
+        if not isinstance(predictions, bool):
+            raise OptionError(f"option 'predictions' must be true or false, got {predictions!r}")
+        self.predictions = predictions
         self.latency = self._latency(
             latency, latency_repeats, latency_warmup, latency_threads, latency_batch_size, latency_cache
         )
@@ -133,6 +146,11 @@ class ShortTrainEvaluator(Evaluator):
         return OBJECTIVE
 
     @property
+    def valid_labels(self) -> list[int]:
+        """The validation split's labels, in the order of the per-example predictions."""
+        return [int(v) for v in self.valid.y.tolist()]
+
+    @property
     def objectives(self) -> dict[str, Objective]:
         """Validation accuracy, and ``onnx_latency_ms`` (lower is better) when measured."""
         out = {OBJECTIVE.name: OBJECTIVE}
@@ -154,11 +172,7 @@ class ShortTrainEvaluator(Evaluator):
         stops after the first epoch whose accuracy falls short of its threshold:
         ``metadata["stopped_at"]`` is that epoch, the objective the accuracy it reached."""
         self.space.validate(g)
-        epochs = self.epochs if fidelity is None else int(fidelity)
-        if not 1 <= epochs <= self.epochs:
-            raise NasforgeError(
-                f"short-train trains 1 to {self.epochs} epochs (its full budget), not {epochs}"
-            )
+        epochs = asked_budget(self.name, self.epochs, fidelity)
         start = time.perf_counter()
         try:
             # One stream from the seed for init and then training randomness (dropout,
@@ -188,16 +202,17 @@ class ShortTrainEvaluator(Evaluator):
             return Result(
                 objectives={}, cost=time.perf_counter() - start, failed=True, error="no validation data"
             )
+        metadata: dict[str, Any] = {
+            "train_loss": log.get("loss", math.nan),
+            "train_accuracy": log.get("accuracy", math.nan),
+            "epochs": len(curve),
+            "per_epoch": {OBJECTIVE.name: curve},
+            **({"stopped_at": len(curve)} if len(curve) < epochs else {}),
+        }
+        if self.predictions:
+            metadata[PREDICTIONS_KEY] = _probabilities(model, vx)
         result = Result(
-            objectives={OBJECTIVE.name: 100.0 * acc},
-            cost=time.perf_counter() - start,
-            metadata={
-                "train_loss": log.get("loss", math.nan),
-                "train_accuracy": log.get("accuracy", math.nan),
-                "epochs": len(curve),
-                "per_epoch": {OBJECTIVE.name: curve},
-                **({"stopped_at": len(curve)} if len(curve) < epochs else {}),
-            },
+            objectives={OBJECTIVE.name: 100.0 * acc}, cost=time.perf_counter() - start, metadata=metadata
         )
         if self.latency is None:
             return result
@@ -217,4 +232,15 @@ class ShortTrainEvaluator(Evaluator):
             "valid": len(self.valid),
             "seed": self.seed,
             **({} if self.latency is None else {"latency": self.latency.describe()}),
+            **({"predictions": True} if self.predictions else {}),
         }
+
+
+def _probabilities(model: nn.Module, x: torch.Tensor, batch_size: int = 512) -> list[list[float]]:
+    """Class probabilities of ``model`` (eval mode, no randomness drawn) on ``x``, rounded."""
+    model.eval()
+    with torch.no_grad():
+        probs = torch.cat(
+            [torch.softmax(model(x[i : i + batch_size]), -1) for i in range(0, len(x), batch_size)]
+        )
+    return [[round(float(p), 6) for p in row] for row in probs.cpu().tolist()]

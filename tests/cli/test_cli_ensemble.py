@@ -138,3 +138,30 @@ def test_inspect_refuses_a_damaged_export_in_one_line(cli, searched, tmp_path, d
     copy = _damaged(searched, tmp_path, damage)
     cli("inspect", copy).assert_one_line_error(needle)
     cli("inspect", copy / MANIFEST).assert_one_line_error(needle)
+
+
+def test_members_carry_the_tables_accuracies_with_an_nb201_table_evaluator(tmp_path) -> None:
+    """Issue 13: on NAS-Bench-201 the table serves every member: its validation and test
+    accuracy beside the supernet's scores, and their means in the ensemble's objectives."""
+    from nasforge.api import load_space
+    from nasforge_nb201.evaluator import NB201TableEvaluator
+
+    argv = [*SEARCH, "--evaluator", "nb201-table", "--run-dir", tmp_path / "run", "--json"]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        try:
+            main([str(a) for a in argv])
+        except SystemExit as exc:
+            assert not exc.code, exc
+    doc = json.loads(out.getvalue())
+    members = doc["members"]
+    space = load_space("nb201")
+    table = NB201TableEvaluator(space, dataset="cifar10")
+    for m in members:
+        assert set(m["scores"]) == {"member_nll", "member_error", "valid_accuracy", "test_accuracy"}
+        looked_up = table.evaluate(space.parse(m["genotype"]))
+        assert m["scores"]["test_accuracy"] == pytest.approx(looked_up.objectives["test_accuracy"])
+    objectives = doc["ensemble"]["objectives"]
+    assert objectives["members_mean_test_accuracy"] == pytest.approx(
+        sum(m["scores"]["test_accuracy"] for m in members) / len(members)
+    )

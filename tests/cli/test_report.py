@@ -243,3 +243,18 @@ def test_an_unfinished_run_and_a_one_shot_run_are_reported(tmp_path: Path, pages
     page = (tmp_path / "os.html").read_text(encoding="utf-8")
     assert "2 epochs" in page and "<dt>chosen</dt>" in page
     assert page.count('<img class="figure"') == 2  # the curve and the derived cell
+
+
+def test_inspect_tells_a_multi_fidelity_runs_budget(pages) -> None:
+    root = pages["hyperband"].parent
+    code, out, err = run_main("inspect", root / "hyperband", "--json")
+    assert code == 0, err
+    info = json.loads(out)
+    assert info["trials_by_fidelity"] == "3 at 1, 3 at 3" and info["fidelity_spent"] == 12
+    assert info["stopped_early"] == 0
+    code, out, err = run_main("inspect", root / "median", "--json")
+    assert code == 0, err
+    median = json.loads(out)
+    assert median["stopped_early"] > 0 and median["trials_by_fidelity"] == "8 at full"
+    code, out, err = run_main("inspect", root / "multi", "--json")
+    assert code == 0 and "trials_by_fidelity" not in json.loads(out)  # a single-budget run reads as before

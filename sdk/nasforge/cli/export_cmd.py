@@ -3,18 +3,27 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from nasforge.cli.common_options import command_registry
+from nasforge.cli.common_options import Device, Quiet, command_registry
 from nasforge.cli.options import parse_options, parse_shape
-from nasforge.cli.output import out_console, print_json
+from nasforge.cli.output import err_console, out_console, print_json
+from nasforge.datasets import TensorData
 from nasforge.errors import NasforgeError
 from nasforge.export import export_bundle, inspect_file, resolve_genotype
 from nasforge.export.parity import DEFAULT_ATOL, DEFAULT_RTOL
+from nasforge.export.path_probe import PathKind, probe_path
+from nasforge.export.run_ensemble import RunEnsemble, export_run_ensemble, run_ensemble
+from nasforge.progress_log import ProgressLog, bar_is_live
+from nasforge.registry import Registry
 from nasforge.search_space import BUILD
+
+#: The example input of a genotype string or file, which knows no data.
+DEFAULT_INPUT_SHAPE = "1,3,32,32"
 
 
 def export(
@@ -25,7 +34,13 @@ def export(
     out: Annotated[Path, typer.Option(help="Output directory.")] = Path("export"),
     space: Annotated[str | None, typer.Option(help="Space of a genotype string (files know theirs).")] = None,
     onnx: Annotated[bool, typer.Option("--onnx/--no-onnx", help="Also export the network as ONNX.")] = True,
-    input_shape: Annotated[str, typer.Option(help="Example input shape N,C,H,W for ONNX.")] = "1,3,32,32",
+    input_shape: Annotated[
+        str | None,
+        typer.Option(
+            help="Example input shape N,C,H,W for ONNX (default: the run's data for an ensemble "
+            f"run, else {DEFAULT_INPUT_SHAPE})."
+        ),
+    ] = None,
     build_option: Annotated[
         list[str] | None,
         typer.Option("--build-option", help="Network option key=value, e.g. num_classes=100."),
@@ -42,27 +57,86 @@ def export(
         typer.Option(
             min=0,
             help="Of a multi-objective run, export member K of its Pareto front (numbered from 0 as "
-            "`nasforge search` prints it) instead of its best (member 0).",
+            "`nasforge search` prints it) instead of its best (member 0); of an ensemble run, its "
+            "member K alone.",
         ),
     ] = None,
+    train_epochs: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="Of an ensemble run: train every member from scratch for N epochs on the run's "
+            "training data before export (SGD, momentum 0.9, cosine lr from 0.05); 0: untrained.",
+        ),
+    ] = 0,
+    fuse: Annotated[
+        bool,
+        typer.Option(
+            "--fuse/--no-fuse",
+            help="Of an ensemble run: also write ensemble.onnx, one graph running every member and "
+            "combining their probabilities.",
+        ),
+    ] = True,
+    device: Device = "cpu",
+    quiet: Quiet = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print what was written as JSON.")] = False,
 ) -> None:
     """Write a genotype as safetensors and its network as ONNX, checked with onnxruntime.
 
     Examples: nasforge export runs/my-run --out export/ ;
     nasforge export runs/my-mo-run --member 3 --out export/ ;
+    nasforge export runs/my-nesbs-run --train-epochs 15 --build-option C=8 --build-option N=1 --out ens/ ;
     nasforge export '|nor_conv_3x3~0|+|skip_connect~0|none~1|+|none~0|none~1|skip_connect~2|' --space nb201
 
-    Both files appear together or not at all: a failed check leaves neither.
+    Both files appear together or not at all: a failed check leaves neither. A run that
+    found an ensemble (nesbs) is exported as `nasforge search --export` exports it:
+    manifest.json, member_NN.onnx and ensemble.onnx, written together.
     """
-    sp, g = resolve_genotype(source, space, command_registry(ctx), member=member)
+    registry = command_registry(ctx)
+    found = run_ensemble(source, registry, space) if probe_path(source) is PathKind.DIRECTORY else None
+    if found is not None:
+        if member is not None and train_epochs:
+            raise NasforgeError("--train-epochs trains the whole ensemble: drop --member")
+        if member is None and not onnx:
+            raise NasforgeError(
+                "an ensemble export is ONNX files: --no-onnx applies to one member (--member K)"
+            )
+        if member is None:
+            _export_ensemble_run(
+                found,
+                out,
+                registry,
+                input_shape,
+                build_option,
+                tolerance,
+                rtol,
+                train_epochs,
+                fuse,
+                device,
+                quiet,
+                json_out,
+            )
+            return
+        if not 0 <= member < len(found.ensemble):
+            raise NasforgeError(
+                f"--member {member}: the ensemble of {source} has {len(found.ensemble)} members "
+                f"(0..{len(found.ensemble) - 1})"
+            )
+    elif train_epochs:
+        raise NasforgeError("--train-epochs trains the members of an ensemble run: give such a run directory")
+    if found is not None and member is not None:
+        sp, g = found.space, found.ensemble.members[member]
+        if input_shape is None and found.input_shape is not None:
+            input_shape = ",".join(map(str, (1, *found.input_shape)))
+    else:
+        sp, g = resolve_genotype(source, space, registry, member=member)
     if onnx and BUILD not in sp.capabilities:
         raise NasforgeError(f"space '{sp.name}' cannot build a network to export: use --no-onnx")
     bundle = export_bundle(
         g,
         out,
         sp,
-        input_shape=parse_shape(input_shape),
+        input_shape=parse_shape(input_shape or DEFAULT_INPUT_SHAPE),
         build_options=parse_options(build_option),
         onnx=onnx,
         tolerance=tolerance,
@@ -91,6 +165,116 @@ def export(
     for k, v in result.items():
         table.add_row(k, f"{v:.3g}" if isinstance(v, float) else str(v))
     out_console.print(table)
+
+
+def _export_ensemble_run(
+    found: RunEnsemble,
+    out: Path,
+    registry: Registry,
+    input_shape: str | None,
+    build_option: list[str] | None,
+    tolerance: float,
+    rtol: float,
+    train_epochs: int,
+    fuse: bool,
+    device: str,
+    quiet: bool,
+    json_out: bool,
+) -> None:
+    """The ensemble export of a run (members trained first with ``train_epochs``), and
+    what was written, as the single export prints it plus one row per member."""
+    if BUILD not in found.space.capabilities:
+        raise NasforgeError(f"space '{found.space.name}' cannot build the members' networks to export")
+    with _TrainingBar(len(found.ensemble), train_epochs, not quiet and train_epochs > 0) as bar:
+        written, data = export_run_ensemble(
+            found,
+            out,
+            registry,
+            train_epochs=train_epochs,
+            input_shape=parse_shape(input_shape) if input_shape else None,
+            build_options=parse_options(build_option),
+            fuse=fuse,
+            tolerance=tolerance,
+            rtol=rtol,
+            device=device,
+            on_data=bar.data,
+            on_epoch=bar,
+        )
+    ens = found.ensemble
+    result: dict[str, Any] = {
+        "ensemble_dir": str(written.directory),
+        "manifest": str(written.manifest),
+        "members": [str(p) for p in written.members],
+        "fused": None if written.fused is None else str(written.fused),
+        "method": ens.method,
+        "combine": ens.combine,
+        "weights": "untrained" if data is None else f"trained {train_epochs} epochs on {data.name}",
+        "max_abs_diff": written.max_abs_diff,
+        "seconds": round(written.seconds, 3),
+    }
+    if data is not None:
+        result["train_examples"] = len(data)
+    if json_out:
+        print_json(result)
+        return
+    table = Table(title="exported ensemble", show_header=False)
+    table.add_column(style="bold")
+    table.add_column(overflow="fold")
+    for k, v in result.items():
+        shown = "\n".join(v) if isinstance(v, list) else (f"{v:.3g}" if isinstance(v, float) else str(v))
+        table.add_row(k, shown)
+    out_console.print(table)
+
+
+class _TrainingBar:
+    """Progress of training the members (epochs of all members, which member now); where
+    no bar is live on a terminal, the count goes to the log every few seconds instead."""
+
+    def __init__(self, members: int, epochs: int, enabled: bool) -> None:
+        self.members, self.epochs, self.enabled = members, epochs, enabled
+        self.total = members * epochs
+        self.done = 0
+        self.progress: Progress | None = None
+        self.log = ProgressLog(
+            "nasforge.export",
+            "training the ensemble's members",
+            self.total,
+            unit="epoch",
+            silent=bar_is_live(enabled, err_console),
+        )
+
+    def __enter__(self) -> _TrainingBar:
+        if self.enabled:
+            self.progress = Progress(
+                TextColumn("[bold]{task.description}"),
+                BarColumn(bar_width=20),
+                MofNCompleteColumn(),
+                TextColumn("epochs"),
+                TimeElapsedColumn(),
+                console=err_console,
+            )
+            self.progress.start()
+            self.task = self.progress.add_task(f"member 1/{self.members}", total=self.total)
+        return self
+
+    def data(self, data: TensorData) -> None:
+        if self.progress is not None:
+            self.progress.update(self.task, description=f"member 1/{self.members} on {data.name}")
+
+    def __call__(self, member: int, epoch: int, log: dict[str, float]) -> None:
+        self.done = member * self.epochs + epoch
+        detail = f"member {member + 1}/{self.members}, train loss {log.get('loss', float('nan')):.3f}"
+        self.log.update(self.done, detail)
+        if self.progress is not None:
+            self.progress.update(
+                self.task, completed=self.done, description=f"member {member + 1}/{self.members}"
+            )
+
+    def __exit__(self, *exc: object) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+        if exc[0] is None:
+            self.log.finish(self.done)
 
 
 def inspect(

@@ -142,6 +142,27 @@ def _run_ensemble(end: dict[str, Any] | None, path: Path) -> dict[str, Any] | No
     }
 
 
+def _fidelity_summary(trials: list[Any], end: dict[str, Any] | None) -> dict[str, Any]:
+    """A multi-fidelity run's budget: trials per fidelity ("full" for the evaluator's full
+    budget), trials a pruner stopped early, and the budget spent (the end record's); nothing
+    for a run whose every trial ran at the full budget, so other runs read as before."""
+    from nasforge.fidelity import was_stopped
+
+    if not any(t.fidelity is not None or was_stopped(t) for t in trials):
+        return {}
+    counts: dict[str, int] = {}
+    for t in sorted(trials, key=lambda t: (t.fidelity is None, t.fidelity or 0)):
+        key = "full" if t.fidelity is None else str(t.fidelity)
+        counts[key] = counts.get(key, 0) + 1
+    out: dict[str, Any] = {
+        "trials_by_fidelity": ", ".join(f"{n} at {k}" for k, n in counts.items()),
+        "stopped_early": sum(1 for t in trials if was_stopped(t)),
+    }
+    if end and end.get("fidelity_spent") is not None:
+        out["fidelity_spent"] = end["fidelity_spent"]
+    return out
+
+
 def _inspect_run(path: Path) -> dict[str, Any]:
     """What a run searched for (objectives, constraints) and found: its best and, with
     several objectives, its Pareto front (recomputed from the trials, so an unfinished
@@ -162,6 +183,7 @@ def _inspect_run(path: Path) -> dict[str, Any]:
         # why a run ended before its budget (a stop rule or hook), else null
         "stopped": reader.end.get("stopped") if reader.end else None,
     }
+    info.update(_fidelity_summary(reader.trials, reader.end))
     ensemble = _run_ensemble(reader.end, reader.path)
     if ensemble is not None:
         info["ensemble"] = ensemble
