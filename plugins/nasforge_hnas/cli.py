@@ -27,14 +27,22 @@ from rich.table import Table
 
 from nasforge import defaults
 from nasforge.budget import Budget
-from nasforge.cli.common_options import Quiet, command_registry
+from nasforge.cli.common_options import (
+    Quiet,
+    RayAddress,
+    SweepExecutorOption,
+    SweepWorkers,
+    command_registry,
+)
 from nasforge.cli.options import parse_options
 from nasforge.cli.output import err_console, out_console, print_json
 from nasforge.datasets import load_dataset, network_options
 from nasforge.errors import NasforgeError
 from nasforge.experiment import Experiment
 from nasforge.export import export_bundle
+from nasforge.scoring import make_sweep_executor
 from nasforge.spec import ExperimentSpec
+from nasforge_hnas.pool import PoolScorer
 
 
 def hnas(
@@ -59,6 +67,9 @@ def hnas(
         "export/hnas"
     ),
     onnx: Annotated[bool, typer.Option("--onnx/--no-onnx", help="Also export the network as ONNX.")] = True,
+    executor: SweepExecutorOption = "inprocess",
+    workers: SweepWorkers = None,
+    ray_address: RayAddress = None,
     quiet: Quiet = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON to stdout.")] = False,
 ) -> None:
@@ -66,6 +77,9 @@ def hnas(
 
     Example: nasforge hnas --space nb201 --evaluator short-train --dataset digits
     --build-option C=8 --build-option N=1 --out export/hnas-digits
+
+    --executor process --workers N scores the pool (HNAS's dominant cost) on N cores; the
+    BO steps stay sequential, and the scores (and so the search) are the same.
     """
     registry = command_registry(ctx)
     build = parse_options(build_option)
@@ -97,10 +111,17 @@ def hnas(
     if run_dir is None:
         run_dir = Path("runs") / f"hnas-{space}-{dataset}-s{seed}-{time.strftime('%Y%m%d-%H%M%S')}"
     started = time.perf_counter()
-    experiment = Experiment.from_spec(
-        spec, run_dir=run_dir, registry=registry, progress=not quiet, console=err_console
-    )
-    outcome = experiment.run()
+    # made first, so a bad --executor/--workers or an unreachable Ray fails before the run starts
+    with make_sweep_executor(executor, workers=workers, address=ray_address, registry=registry) as runner:
+        experiment = Experiment.from_spec(
+            spec, run_dir=run_dir, registry=registry, progress=not quiet, console=err_console
+        )
+        # where the pool is scored is not a setting of the run (the journal and the cache key
+        # never see it): it is handed to the strategy's scorer, not to its options
+        scorer = getattr(experiment.strategy, "scorer", None)
+        if isinstance(scorer, PoolScorer):
+            scorer.executor = runner
+        outcome = experiment.run()
     seconds = time.perf_counter() - started
     sp = experiment.space
     export_build = dict(strategy_options["build"])

@@ -11,6 +11,11 @@ M is a magnitude: the pool keeps |M|, as the thesis defines M_SNIP, M_GraSP and 
 zero-cost GraSP cannot make κ/M negative and win the arg-min. A metric that cannot be
 read that way is refused when the scorer is made (:func:`unfit_for_m`).
 
+Scoring a pool is a metric sweep: :meth:`PoolScorer.fill` runs it on the scorer's
+``executor`` (:mod:`nasforge.scoring.parallel`: in this process, a process pool or Ray), in
+chunks, with the same networks on the same batch whatever runs them; the cache is read
+and written by the scorer's process only.
+
 A named metric and a named dataset are looked up in the registry the scorer is given
 (the run's, handed to :class:`~nasforge_hnas.Hnas`), never in the process-wide one, so a
 run made with its own registry scores its pool with that registry's components.
@@ -25,15 +30,17 @@ import random
 import time
 from collections.abc import Callable, Sequence
 
+import attrs
 import numpy as np
 import torch
 
 import nasforge
+from nasforge.backends import KernelSpec
 from nasforge.genotype import Genotype
 from nasforge.metric import Metric, MetricContext, MetricInfo
 from nasforge.option_types import OptionError
 from nasforge.registry import Registry
-from nasforge.scoring import fixed_batch, resolve_metrics
+from nasforge.scoring import InProcessSweep, SweepExecutor, fixed_batch, map_chunks, resolve_metrics
 from nasforge.search_space import SearchSpace
 from nasforge.seeding import seeded_build
 from nasforge_hnas.pool_cache import PoolCache
@@ -94,6 +101,10 @@ class PoolScorer:
     loads with :func:`nasforge.datasets.load_dataset`): a run's scorer gets the run's
     registry. Without one (a direct Python caller), those helpers take the process-wide
     registry, as the pool always did.
+
+    ``executor`` runs :meth:`fill`'s scoring (None: in this process); the caller made it and
+    closes it, and may set the attribute later (``nasforge hnas --executor``). It changes
+    where the numbers are computed, never the numbers.
     """
 
     def __init__(
@@ -103,11 +114,13 @@ class PoolScorer:
         cache: PoolCache | None = None,
         *,
         registry: Registry | None = None,
+        executor: SweepExecutor | None = None,
     ) -> None:
         self.space = space
         self.settings = settings
         self.cache = cache
         self.registry = registry
+        self.executor = executor
         self._batch: tuple[torch.Tensor, torch.Tensor] | None = None
         self._metric: Metric | None = None
         try:  # a kernel the settings cannot form (e.g. bn "decomposed" on every parameter): one line now
@@ -145,26 +158,87 @@ class PoolScorer:
             hit = self.cache.get(self.key, text)
             if hit is not None:
                 return hit
-        s = self.settings
-        ctx = MetricContext(device=s.device, num_classes=s.num_classes, seed=s.init_seed)
-        start = time.perf_counter()
-        try:
-            model = seeded_build(lambda: self.space.build(g, **s.build), s.init_seed).to(s.device).train()
-            metric, kappa = measure(model, self.batch(), spec=self.kernel, metric=self._metric, ctx=ctx)
-        except (RuntimeError, ValueError):  # flagged as NaN; one bad net must not stop a pool
-            metric, kappa = math.nan, math.nan
-        value = PoolMetrics(metric, kappa, time.perf_counter() - start)
+        value = map_chunks(InProcessSweep(), score_pool_chunk, self.job(), [g])[0]  # as fill scores
         if self.cache is not None:
             self.cache.put(self.key, text, value)
         return value
 
-    def fill(self, pool: ScoredPool, genotypes: Sequence[Genotype], progress: Progress | None = None) -> None:
-        """Score and add every genotype not yet in ``pool``."""
+    def job(self) -> PoolJob:
+        """What every candidate's scoring shares, as shipped to a worker."""
+        x, y = self.batch()
+        return PoolJob(self.space, self.settings, self._metric, self.kernel, x.cpu(), y.cpu())
+
+    def fill(
+        self,
+        pool: ScoredPool,
+        genotypes: Sequence[Genotype],
+        progress: Progress | None = None,
+        *,
+        per_task: int | None = None,
+    ) -> None:
+        """Score and add every genotype not yet in ``pool``, in the given order; the
+        uncached ones on :attr:`executor`, ``per_task`` per task (default: a few chunks per
+        worker). ``progress(done, total)`` moves as chunks finish."""
         todo = [g for g in dict.fromkeys(genotypes) if g not in pool]
-        for i, g in enumerate(todo):
-            pool.add(g, self.score(g))
+        found: dict[Genotype, PoolMetrics] = {}
+        if self.cache is not None:
+            for g in todo:
+                hit = self.cache.get(self.key, self.space.format(g))
+                if hit is not None:
+                    found[g] = hit
+        done = len(found)
+        if progress is not None and done:
+            progress(done, len(todo))
+        missing = [g for g in todo if g not in found]
+
+        def finished(chunk: list[Genotype], values: list[PoolMetrics]) -> None:
+            nonlocal done
+            if self.cache is not None:
+                for g, value in zip(chunk, values, strict=True):
+                    self.cache.put(self.key, self.space.format(g), value)
+            done += len(chunk)
             if progress is not None:
-                progress(i + 1, len(todo))
+                progress(done, len(todo))
+
+        if missing:
+            runner = self.executor if self.executor is not None else InProcessSweep()
+            scored = map_chunks(
+                runner, score_pool_chunk, self.job(), missing, per_task=per_task, on_chunk=finished
+            )
+            found.update(zip(missing, scored, strict=True))
+        for g in todo:
+            pool.add(g, found[g])
+
+
+@attrs.frozen(eq=False)
+class PoolJob:
+    """What scoring one pool candidate needs besides the genotype (picklable, for workers);
+    the batch is the scorer's own, on the CPU."""
+
+    space: SearchSpace
+    settings: PoolSettings
+    metric: Metric | None
+    kernel: KernelSpec
+    x: torch.Tensor
+    y: torch.Tensor
+
+
+def score_pool_chunk(job: PoolJob, chunk: list[Genotype]) -> list[PoolMetrics]:
+    """(M, κ) of each genotype of ``chunk``, in order; a network that fails to build or
+    score gets NaN. The one scoring function of every runner (and of :meth:`PoolScorer.score`)."""
+    s = job.settings
+    ctx = MetricContext(device=s.device, num_classes=s.num_classes, seed=s.init_seed)
+    batch = (job.x.to(s.device), job.y.to(s.device))
+    out: list[PoolMetrics] = []
+    for g in chunk:
+        start = time.perf_counter()
+        try:
+            model = seeded_build(lambda g=g: job.space.build(g, **s.build), s.init_seed).to(s.device).train()
+            metric, kappa = measure(model, batch, spec=job.kernel, metric=job.metric, ctx=ctx)
+        except (RuntimeError, ValueError):  # flagged as NaN; one bad net must not stop a pool
+            metric, kappa = math.nan, math.nan
+        out.append(PoolMetrics(metric, kappa, time.perf_counter() - start))
+    return out
 
 
 def unfit_for_m(info: MetricInfo) -> str | None:

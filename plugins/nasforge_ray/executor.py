@@ -195,10 +195,11 @@ def check_reachable(address: str, timeout: float = CONNECT_TIMEOUT) -> None:
     """Refuse, in one line, an address nothing listens on.
 
     Why: ``ray.init`` retries an unreachable cluster for minutes without a word. ``auto``
-    and ``local`` are Ray's to resolve; ``host:port`` (with or without ``ray://``) is
-    tried with one TCP connection here.
+    (a running cluster found from the environment) is Ray's to resolve; ``host:port``
+    (with or without ``ray://``) is tried with one TCP connection here. Without an address
+    a local Ray instance is started, so there is no address for one.
     """
-    if address in ("auto", "local"):
+    if address == "auto":
         return
     bare = address.removeprefix("ray://")
     host, sep, port = bare.rpartition(":")

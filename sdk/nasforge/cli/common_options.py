@@ -52,3 +52,32 @@ def command_registry(ctx: typer.Context | None) -> Registry:
     default when the command runs outside ``nasforge.cli.main`` (e.g. Typer's test runner)."""
     obj = ctx.obj if ctx is not None else None
     return obj if isinstance(obj, Registry) else get_registry()
+
+
+#: Where a metric sweep's networks are built and scored (``nasforge.scoring.parallel``).
+SweepExecutorOption = Annotated[
+    str,
+    typer.Option(
+        "--executor",
+        help="Where networks are built and scored: inprocess, process (a local process pool) "
+        "or a registered executor such as ray (a local Ray instance, or the cluster at "
+        "--ray-address). Scores are the same.",
+    ),
+]
+SweepWorkers = Annotated[
+    int | None,
+    typer.Option(
+        "--workers",
+        min=1,
+        help="Worker processes (process) or CPUs of a local Ray instance (ray), one torch "
+        "thread each (default: the CPUs this process may use).",
+    ),
+]
+RayAddress = Annotated[
+    str | None,
+    typer.Option(
+        "--ray-address",
+        help="Join the Ray cluster at this address (auto, host:port or ray://host:port); "
+        "needs --executor ray.",
+    ),
+]

@@ -8,11 +8,31 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
+from rich.text import Text
 
 from nasforge import defaults
-from nasforge.cli.common_options import BuildOptions, CacheDir, Device, NoCache, Quiet, command_registry
+from nasforge.cli.common_options import (
+    BuildOptions,
+    CacheDir,
+    Device,
+    NoCache,
+    Quiet,
+    RayAddress,
+    SweepExecutorOption,
+    SweepWorkers,
+    command_registry,
+)
 from nasforge.cli.options import parse_options
 from nasforge.cli.output import err_console, out_console, print_json
 from nasforge.defaults import default_component
@@ -20,6 +40,8 @@ from nasforge.errors import NasforgeError
 from nasforge.export import resolve_genotype
 from nasforge.progress_log import ProgressLog, bar_is_live
 from nasforge.registry import Registry
+from nasforge.scoring.parallel import SweepExecutor
+from nasforge.search_space import ENUMERATE
 
 #: Always shown beside any metric, because they are hard to beat (NAS-Bench-Suite-Zero).
 BASELINES = defaults.BASELINE_METRICS
@@ -52,9 +74,18 @@ def _metrics(names: list[str] | None, *, with_baselines: bool, registry: Registr
     return chosen
 
 
+class _Rate(ProgressColumn):
+    """Architectures per second over rich's recent window: what sizes a whole-space sweep."""
+
+    def render(self, task: Task) -> Text:
+        speed = task.speed
+        return Text("" if speed is None else f"{speed:.1f} cells/s", style="progress.data.speed")
+
+
 class _Bar:
-    """A rich progress bar usable as the scorer's progress callback; where it is not live on
-    a terminal, the count goes to the log every few seconds instead."""
+    """A rich progress bar usable as the scorer's progress callback (count, cells per
+    second, time elapsed and left); where it is not live on a terminal, the count goes to
+    the log every few seconds instead."""
 
     def __init__(self, label: str, enabled: bool) -> None:
         self.enabled, self.label = enabled, label
@@ -68,9 +99,13 @@ class _Bar:
         if self.enabled:
             self.progress = Progress(
                 TextColumn("[bold]{task.description}"),
-                BarColumn(),
+                BarColumn(bar_width=20),
                 MofNCompleteColumn(),
+                _Rate(),
                 TimeElapsedColumn(),
+                TextColumn("•"),
+                TimeRemainingColumn(),
+                TextColumn("left"),
                 console=err_console,
             )
             self.progress.start()
@@ -99,9 +134,11 @@ def _scoring(
     cache: Path | None,
     no_cache: bool,
     bar: _Bar,
+    runner: SweepExecutor,
 ) -> dict[str, Any]:
     """The scorer settings `score` and `correlate` share, from their command-line values."""
     return {
+        "executor": runner,
         "data": data,
         "batch_size": batch_size,
         "labels": labels,
@@ -110,6 +147,29 @@ def _scoring(
         "cache": None if no_cache else (cache or default_cache_dir()),
         "progress": bar,
     }
+
+
+def _runner(executor: str, workers: int | None, ray_address: str | None, registry: Registry) -> SweepExecutor:
+    """The sweep's runner, made before any work so a bad choice (or an unreachable Ray
+    cluster) fails in one line at once, not after the sample is drawn and looked up."""
+    from nasforge.scoring.parallel import make_sweep_executor
+
+    return make_sweep_executor(executor, workers=workers, address=ray_address, registry=registry)
+
+
+def _whole_space(sp: Any, space: str) -> list[Any]:
+    """Every genotype of a finite space (``--all``), refused for one that is infinite or
+    cannot list its members (the DARTS space is finite in name only: ~7e21 cells)."""
+    if sp.size is None:
+        raise NasforgeError(
+            f"space '{space}' is not finite: --all needs a finite space such as {defaults.SPACE}"
+        )
+    if ENUMERATE not in sp.capabilities:
+        raise NasforgeError(
+            f"space '{space}' cannot list its {sp.size:.3g} genotypes: --all needs an enumerable "
+            f"space such as {defaults.SPACE}"
+        )
+    return list(sp.enumerate())
 
 
 def _fmt(value: float) -> str:
@@ -140,6 +200,12 @@ def score(
     build_option: BuildOptions = None,
     cache: CacheDir = None,
     no_cache: NoCache = False,
+    every: Annotated[
+        bool, typer.Option("--all", help="Score every genotype of a finite space (nb201: 15,625).")
+    ] = False,
+    executor: SweepExecutorOption = "inprocess",
+    workers: SweepWorkers = None,
+    ray_address: RayAddress = None,
     quiet: Quiet = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print scores as JSON to stdout.")] = False,
 ) -> None:
@@ -148,7 +214,8 @@ def score(
     Example: nasforge score --space nb201 --sample 5 -m synflow -m naswot
 
     NaN or inf scores are flagged, not fatal. Scores are cached by genotype, metric, seed,
-    data and build options, so a rerun costs nothing.
+    data and build options, so a rerun costs nothing. --executor process --workers N
+    scores on N cores (the same numbers).
     """
     from nasforge.scoring import sample_genotypes, score_genotypes
 
@@ -158,17 +225,19 @@ def score(
     chosen = [resolve_genotype(text, space, registry)[1] for text in genotypes or []]
     if sample:
         chosen += sample_genotypes(sp, sample, seed=seed)
+    if every:
+        chosen += _whole_space(sp, space)
     if not chosen:
-        raise NasforgeError("give genotypes to score, or --sample N")
+        raise NasforgeError("give genotypes to score, or --sample N, or --all")
     names = _metrics(metric, with_baselines=False, registry=registry)
-    with _Bar("scoring", not quiet) as bar:
+    with _runner(executor, workers, ray_address, registry) as runner, _Bar("scoring", not quiet) as bar:
         table = score_genotypes(
             sp,
             chosen,
             names,
             seed=seed,
             registry=registry,
-            **_scoring(data, batch_size, labels, device, build_option, cache, no_cache, bar),
+            **_scoring(data, batch_size, labels, device, build_option, cache, no_cache, bar, runner),
         )
     if json_out:
         payload = table.to_json()
@@ -195,7 +264,13 @@ def correlate(
         ),
     ] = None,
     metric: MetricList = None,
-    sample: Annotated[int, typer.Option(min=2, help="Random architectures to score and look up.")] = 200,
+    sample: Annotated[
+        int | None, typer.Option(min=2, help="Random architectures to score and look up (default: 200).")
+    ] = None,
+    every: Annotated[
+        bool,
+        typer.Option("--all", help="Every architecture of the space instead of a sample (nb201: 15,625)."),
+    ] = False,
     evaluator: Annotated[
         str | None,
         typer.Option(help=f"Ground truth (see `nasforge evaluators`) (default: {defaults.TABLE_EVALUATOR})."),
@@ -220,12 +295,17 @@ def correlate(
     ] = None,
     cache: CacheDir = None,
     no_cache: NoCache = False,
+    executor: SweepExecutorOption = "inprocess",
+    workers: SweepWorkers = None,
+    ray_address: RayAddress = None,
     quiet: Quiet = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print coefficients as JSON to stdout.")] = False,
 ) -> None:
     """Rank correlation (Spearman, Kendall) of metrics with a benchmark's accuracy.
 
     Example: nasforge correlate --space nb201 -m synflow -m jacob_cov --sample 1000 --plot synflow.png
+
+    Whole space on two cores: nasforge correlate --space nb201 -m synflow --all --executor process --workers 2
 
     params and flops are always included as baselines. Scores are cached, so a rerun
     with more metrics only computes what is new.
@@ -246,8 +326,14 @@ def correlate(
         raise NasforgeError(
             f"space '{space}' is not finite: correlate needs a benchmark space such as {defaults.SPACE}"
         )
+    if every and sample is not None:
+        raise NasforgeError("give --sample N or --all, not both")
+    genotypes = _whole_space(sp, space) if every else None
+    sample = sample if sample is not None else 200
     names = _metrics(metric, with_baselines=True, registry=registry)
-    with _Bar(f"scoring {sample} architectures", not quiet) as bar:
+    size = f"all {len(genotypes):,}" if genotypes is not None else str(sample)
+    label = f"scoring {size} architectures"
+    with _runner(executor, workers, ray_address, registry) as runner, _Bar(label, not quiet) as bar:
         result = run_correlate(
             sp,
             names,
@@ -255,8 +341,9 @@ def correlate(
             sample=sample,
             seed=seed,
             dataset=dataset,
+            genotypes=genotypes,
             registry=registry,
-            **_scoring(data, batch_size, labels, device, build_option, cache, no_cache, bar),
+            **_scoring(data, batch_size, labels, device, build_option, cache, no_cache, bar, runner),
         )
     if plot is not None:
         plot_correlation(result, plot)

@@ -19,7 +19,7 @@ from rich.table import Table
 
 from nasforge import defaults
 from nasforge.api import build_spec
-from nasforge.cli.common_options import Quiet, SearchDevice, command_registry
+from nasforge.cli.common_options import Quiet, RayAddress, SearchDevice, command_registry
 from nasforge.cli.options import parse_options
 from nasforge.cli.output import err_console, out_console, print_json
 from nasforge.ensemble import Ensemble
@@ -48,14 +48,6 @@ Fuse = Annotated[
         "--fuse/--no-fuse",
         help="With --export of an ensemble, also write ensemble.onnx: one graph running every member "
         "and averaging them, checked against onnxruntime.",
-    ),
-]
-RayAddress = Annotated[
-    str | None,
-    typer.Option(
-        "--ray-address",
-        help="With --executor ray: join the running Ray cluster at HOST:PORT (what `ray start --head` "
-        "printed), auto, or ray://HOST:PORT, instead of starting a local Ray. The cluster is left running.",
     ),
 ]
 TrialCpus = Annotated[

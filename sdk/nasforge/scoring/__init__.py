@@ -1,7 +1,9 @@
 """Scoring architectures with training-free metrics: shared passes, caching, correlation.
 
 The CLI's ``nasforge score`` and ``nasforge correlate`` are thin wrappers over
-:func:`score_genotypes`, :func:`correlate` and :func:`plot_correlation`.
+:func:`score_genotypes`, :func:`correlate` and :func:`plot_correlation`; where a sweep runs
+(this process, a process pool, a registered executor such as Ray) is
+:func:`make_sweep_executor`'s choice.
 """
 
 from nasforge.scoring.batch import FixedBatch, fixed_batch
@@ -14,6 +16,14 @@ from nasforge.scoring.correlate import (
     sample_genotypes,
 )
 from nasforge.scoring.outcome import MetricScore
+from nasforge.scoring.parallel import (
+    ExecutorSweep,
+    InProcessSweep,
+    ProcessSweep,
+    SweepExecutor,
+    make_sweep_executor,
+    map_chunks,
+)
 from nasforge.scoring.passes import (
     HESSIAN_GRAD,
     INPUT_GRAD,
@@ -40,21 +50,27 @@ __all__ = [
     "TAPS",
     "WEIGHT_GRADS",
     "CorrelationResult",
+    "ExecutorSweep",
     "FixedBatch",
+    "InProcessSweep",
     "MainPass",
     "MetricCorrelation",
     "MetricScore",
+    "ProcessSweep",
     "ScoreCache",
     "ScoreKey",
     "ScoreTable",
     "SharedPassMetric",
     "SharedPasses",
+    "SweepExecutor",
     "aggregate_ranks",
     "build_model",
     "correlate",
     "correlate_table",
     "fixed_batch",
     "kendall",
+    "make_sweep_executor",
+    "map_chunks",
     "metric_label",
     "normalized_ranks",
     "oriented",

@@ -12,31 +12,42 @@ out serves stale numbers after an upgrade, silently, forever.
 Scores live as JSON lines (readable with ``jq``), one shard file per key, and the default
 cache (``~/.cache/nasforge/scores``) is shared by every run of a user, possibly at once:
 
-* a shard is only ever replaced whole (:mod:`nasforge.atomic_files`), so a reader sees the
-  old file or the new one; a writer first merges what is on disk, so two sweeps on one
-  cache lose nothing but, in a race, some of each other's newest scores (recomputed next
-  time), never a record;
+* a shard is only ever replaced whole (:mod:`nasforge.atomic_files`: write a sibling, then
+  rename), so a reader sees the old file or the new one, never a torn one; a writer holds
+  the shard's lock file (``flock``, where the platform has it) while it reads what is on
+  disk, merges its own scores in and renames, so concurrent sweeps (other processes,
+  other runs) lose no entry: the last writer's file holds every writer's scores. Where
+  there is no ``flock`` the merge still happens, and a race can only cost a recomputation;
 * every record carries its key and a checksum; a line that does not parse, belongs to
   another key or fails its checksum is ignored, and a shard that cannot be read at all
   counts as empty: damage costs recomputation, never a crash or a wrong number;
-* writes are batched (every ``flush_every`` scores or ``flush_seconds``, and on
-  :meth:`ScoreCache.flush`), so a sweep does not rewrite a shard per score; a killed
-  sweep loses at most the scores since its last flush;
+* writes are batched (every ``flush_every`` scores, or a quarter of the shard's size if
+  more, or ``flush_seconds``, and on :meth:`ScoreCache.flush`), so a sweep does not
+  rewrite a shard per score; a killed sweep loses at most the scores since its last
+  flush. A flush writes the records' lines as made once at ``put`` and re-reads the shard
+  only if another writer replaced it since, so a whole-space sweep is not quadratic;
 * a cache that cannot be written (read-only, disk full) warns once and the sweep goes on.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import re
 import time
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import attrs
+
+try:  # POSIX; elsewhere shards are merged without a lock (module docstring)
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
 
 from nasforge.atomic_files import atomic_write_text
 from nasforge.genotype import Genotype
@@ -102,19 +113,47 @@ def _parse(line: str, key: dict[str, Any]) -> tuple[str, MetricScore] | None:
         return None
 
 
-def _read_shard(path: Path, key: ScoreKey) -> dict[str, MetricScore]:
-    """The intact records of a shard; a missing or unreadable shard is empty."""
+def _read_shard(path: Path, key: ScoreKey) -> dict[str, tuple[MetricScore, str]]:
+    """The intact records of a shard with their lines; a missing or unreadable shard is empty."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return {}
     wanted = key.to_json()
-    table: dict[str, MetricScore] = {}
+    table: dict[str, tuple[MetricScore, str]] = {}
     for line in text.splitlines():
         parsed = _parse(line, wanted)
         if parsed is not None:
-            table[parsed[0]] = parsed[1]
+            table[parsed[0]] = (parsed[1], line)
     return table
+
+
+#: What identifies one version of a shard file: (inode, size, mtime). A rename makes a new
+#: inode, so a file another writer replaced never passes for the one this cache wrote.
+Stamp = tuple[int, int, int]
+
+
+def _stamp(path: Path) -> Stamp | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``path`` (created if missing) for the read-merge-rename of
+    one shard; the lock file is never the data, so renaming the shard does not break it."""
+    if fcntl is None:  # pragma: no cover - Windows
+        yield
+        return
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
 
 
 class ScoreCache:
@@ -132,6 +171,11 @@ class ScoreCache:
         self.flush_every = flush_every
         self.flush_seconds = flush_seconds
         self._shards: dict[str, dict[str, MetricScore]] = {}
+        #: Each record's line, made once: a flush writes lines, it does not re-encode
+        #: (re-encoding every record at every flush made a 15,625-cell sweep quadratic).
+        self._lines: dict[str, dict[str, str]] = {}
+        #: The shard file as this cache last read or wrote it; unchanged, it is not re-read.
+        self._seen: dict[str, Stamp | None] = {}
         self._keys: dict[str, ScoreKey] = {}
         self._dirty: set[str] = set()
         self._pending = 0
@@ -141,7 +185,12 @@ class ScoreCache:
     def _load(self, key: ScoreKey) -> dict[str, MetricScore]:
         name = key.shard()
         if name not in self._shards:
-            self._shards[name] = _read_shard(self.directory / name, key)
+            path = self.directory / name
+            stamp = _stamp(path)
+            table = _read_shard(path, key)
+            self._shards[name] = {gk: score for gk, (score, _) in table.items()}
+            self._lines[name] = {gk: line for gk, (_, line) in table.items()}
+            self._seen[name] = stamp
             self._keys[name] = key
         return self._shards[name]
 
@@ -152,10 +201,17 @@ class ScoreCache:
     def put(self, key: ScoreKey, g: Genotype, score: MetricScore) -> None:
         if score.error is not None:
             return
-        self._load(key)[_genotype_key(g)] = attrs.evolve(score, cached=False)
-        self._dirty.add(key.shard())
+        gk = _genotype_key(g)
+        score = attrs.evolve(score, cached=False)
+        self._load(key)[gk] = score
+        name = key.shard()
+        self._lines[name][gk] = _record(gk, key, score)
+        self._dirty.add(name)
         self._pending += 1
-        if self._pending >= self.flush_every or time.monotonic() - self._last_flush >= self.flush_seconds:
+        # a flush rewrites the whole shard: in a big shard, wait for proportionally more
+        # new scores (a quarter of it), so a 15,625-cell sweep writes it tens of times, not 250
+        every = max(self.flush_every, len(self._lines[name]) // 4)
+        if self._pending >= every or time.monotonic() - self._last_flush >= self.flush_seconds:
             self.flush()
 
     def flush(self) -> None:
@@ -163,11 +219,18 @@ class ScoreCache:
         try:
             for name in sorted(self._dirty):
                 key = self._keys[name]
-                merged = {**_read_shard(self.directory / name, key), **self._shards[name]}
+                path = self.directory / name
                 self.directory.mkdir(parents=True, exist_ok=True)
-                lines = [_record(gk, key, score) for gk, score in merged.items()]
-                atomic_write_text(self.directory / name, "".join(line + "\n" for line in lines))
-                self._shards[name] = merged
+                with _locked(self.directory / f".{name}.lock"):
+                    stamp = _stamp(path)
+                    if stamp is not None and stamp != self._seen.get(name):  # another writer's scores
+                        for gk, (score, line) in _read_shard(path, key).items():
+                            if gk not in self._lines[name]:  # ours win, as in a plain merge
+                                self._shards[name][gk] = score
+                                self._lines[name][gk] = line
+                    text = "".join(line + "\n" for line in self._lines[name].values())
+                    atomic_write_text(path, text)
+                    self._seen[name] = _stamp(path)
                 self._dirty.discard(name)
         except OSError as exc:  # a cache is an optimisation: the sweep's scores stand
             if not self._warned:

@@ -1,4 +1,9 @@
-"""Score many genotypes of a space: build each with a fixed seed, score, cache."""
+"""Score many genotypes of a space: build each with a fixed seed, score, cache.
+
+The building and scoring run wherever the caller says (:mod:`nasforge.scoring.parallel`),
+through one function, :func:`score_chunk`, so the numbers cannot depend on the runner;
+the cache is read before and written after, in the calling process only.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+import attrs
 import numpy as np
 import torch
 
@@ -18,6 +24,7 @@ from nasforge.registry import Registry, get_registry
 from nasforge.scoring.batch import DataSpec, fixed_batch
 from nasforge.scoring.cache import ScoreCache, ScoreKey
 from nasforge.scoring.outcome import MetricScore
+from nasforge.scoring.parallel import SweepExecutor, make_sweep_executor, map_chunks
 from nasforge.scoring.scorer import metric_label, score_model
 from nasforge.scoring.table import ScoreTable
 from nasforge.search_space import SearchSpace, build_network
@@ -62,6 +69,42 @@ def build_model(space: SearchSpace, g: Genotype, *, seed: int, build: dict[str, 
     return seeded_build(lambda: build_network(space, g, build), seed)
 
 
+@attrs.frozen(eq=False)
+class ScoreJob:
+    """What every genotype of one sweep shares, shipped once per task to whatever scores it.
+
+    The batch tensors are the parent's own (on the CPU, moved to ``ctx.device`` by the
+    worker), so a worker never redraws them and cannot score on different data.
+    """
+
+    space: SearchSpace
+    #: The per-network metrics of the sweep (population metrics are the parent's job).
+    metrics: tuple[Metric, ...] = attrs.field(converter=tuple)
+    x: torch.Tensor
+    y: torch.Tensor
+    ctx: MetricContext
+    seed: int
+    build: dict[str, Any]
+    shared: bool = True
+
+
+#: One item of a chunk: a genotype and the labels of the metrics it still needs.
+ChunkItem = tuple[Genotype, tuple[str, ...]]
+
+
+def score_chunk(job: ScoreJob, chunk: list[ChunkItem]) -> list[dict[str, MetricScore]]:
+    """Scores of each genotype of ``chunk`` under the metrics it names, in order: the one
+    function every runner calls, in this process or in a worker."""
+    by_label = {metric_label(m): m for m in job.metrics}
+    device = job.ctx.device
+    batch = (job.x.to(device), job.y.to(device))
+    out: list[dict[str, MetricScore]] = []
+    for g, labels in chunk:
+        model = build_model(job.space, g, seed=job.seed, build=job.build).to(device).train()
+        out.append(score_model(model, batch, [by_label[k] for k in labels], ctx=job.ctx, shared=job.shared))
+    return out
+
+
 def score_genotypes(
     space: SearchSpace,
     genotypes: Sequence[Genotype],
@@ -79,6 +122,10 @@ def score_genotypes(
     shared: bool = True,
     progress: Progress | None = None,
     registry: Registry | None = None,
+    executor: SweepExecutor | str = "inprocess",
+    workers: int | None = None,
+    ray_address: str | None = None,
+    per_task: int | None = None,
 ) -> ScoreTable:
     """Score every genotype under every metric; never raises for a bad architecture.
 
@@ -89,7 +136,66 @@ def score_genotypes(
     metrics (``info.population``, e.g. the rank ensemble) are filled in at the end by their
     ``aggregate(columns, infos)`` from their ``members``' columns. Metric and dataset
     names resolve through ``registry`` (the process-wide default if None).
+
+    ``executor`` says where the networks are built and scored (:mod:`nasforge.scoring.parallel`):
+    ``"inprocess"`` (default), ``"process"`` (``workers`` local processes), a registered
+    executor's name (the Ray plugin's ``ray``: ``workers`` CPUs of a local Ray instance, or
+    the cluster at ``ray_address``), or a
+    :class:`~nasforge.scoring.parallel.SweepExecutor` the caller made (and closes). Every
+    runner gives the same scores: the same networks from the same seed on the same batch.
+    ``per_task`` genotypes travel per task (default: a few chunks per worker). The cache
+    is read and written here, in the calling process, only.
     """
+    runner = (
+        executor
+        if isinstance(executor, SweepExecutor)
+        else make_sweep_executor(executor, workers=workers, address=ray_address, registry=registry)
+    )
+    try:
+        return _score(
+            space,
+            genotypes,
+            metrics,
+            data=data,
+            batch_size=batch_size,
+            labels=labels,
+            seed=seed,
+            device=device,
+            chunk_size=chunk_size,
+            loss=loss,
+            build=build,
+            cache=cache,
+            shared=shared,
+            progress=progress,
+            registry=registry,
+            runner=runner,
+            per_task=per_task,
+        )
+    finally:
+        if runner is not executor:
+            runner.close()
+
+
+def _score(
+    space: SearchSpace,
+    genotypes: Sequence[Genotype],
+    metrics: Sequence[MetricSpec],
+    *,
+    data: DataSpec,
+    batch_size: int,
+    labels: str,
+    seed: int,
+    device: str,
+    chunk_size: int,
+    loss: str,
+    build: dict[str, Any] | None,
+    cache: ScoreCache | str | os.PathLike[str] | None,
+    shared: bool,
+    progress: Progress | None,
+    registry: Registry | None,
+    runner: SweepExecutor,
+    per_task: int | None,
+) -> ScoreTable:
     instances = resolve_metrics(metrics, registry=registry)
     fb = fixed_batch(data, batch_size=batch_size, seed=seed, labels=labels, registry=registry)
     build = dict(build or {})
@@ -99,9 +205,8 @@ def score_genotypes(
     ctx = MetricContext(
         device=device, num_classes=fb.num_classes, seed=seed, chunk_size=chunk_size, loss=loss
     )
-    x, y = fb.x.to(device), fb.y.to(device)
     per_model = [m for m in instances if not m.info.population]
-    labels = [metric_label(m) for m in instances]
+    columns = [metric_label(m) for m in instances]
     # data-free metrics depend on the input shape only: their cache entries serve any data
     shape_key = "shape:" + "x".join(str(d) for d in fb.x.shape[1:])
     # the loss and the device type change the numbers too (a CUDA score is not a CPU one)
@@ -117,32 +222,46 @@ def score_genotypes(
         )
         for m in per_model
     }
-    rows: list[dict[str, MetricScore]] = []
+    for g in genotypes:  # a foreign genotype fails before any work, not after hours of it
+        space.validate(g)
+    total = len(genotypes)
+    rows: list[dict[str, MetricScore]] = [{} for _ in genotypes]
+    todo: list[int] = []
+    for i, g in enumerate(genotypes):
+        for m in per_model:
+            label = metric_label(m)
+            hit = store.get(keys[label], g) if store is not None else None
+            if hit is not None:
+                rows[i][label] = hit
+        if len(rows[i]) < len(per_model):
+            todo.append(i)
+    done = total - len(todo)
+    if progress is not None and done and genotypes:
+        progress(done, total, genotypes[-1])
+    job = ScoreJob(space, per_model, fb.x.cpu(), fb.y.cpu(), ctx, seed, build, shared)
+    items: list[ChunkItem] = [
+        (genotypes[i], tuple(metric_label(m) for m in per_model if metric_label(m) not in rows[i]))
+        for i in todo
+    ]
+
+    def finished(chunk: list[ChunkItem], results: list[dict[str, MetricScore]]) -> None:
+        nonlocal done
+        for (g, _), fresh in zip(chunk, results, strict=True):
+            for label, score in fresh.items():
+                if store is not None:
+                    store.put(keys[label], g, score)
+        done += len(chunk)
+        if progress is not None:
+            progress(done, total, chunk[-1][0])
+
     try:
-        for i, g in enumerate(genotypes):
-            space.validate(g)
-            row: dict[str, MetricScore] = {}
-            todo: list[Metric] = []
-            for m in per_model:
-                label = metric_label(m)
-                hit = store.get(keys[label], g) if store is not None else None
-                if hit is not None:
-                    row[label] = hit
-                else:
-                    todo.append(m)
-            if todo:
-                model = build_model(space, g, seed=seed, build=build).to(device).train()
-                fresh = score_model(model, (x, y), todo, ctx=ctx, shared=shared)
-                for label, score in fresh.items():
-                    row[label] = score
-                    if store is not None:
-                        store.put(keys[label], g, score)
-            rows.append(row)
-            if progress is not None:
-                progress(i + 1, len(genotypes), g)
+        scored = map_chunks(runner, score_chunk, job, items, per_task=per_task, on_chunk=finished)
     finally:  # an interrupted sweep keeps what it scored
         if store is not None:
             store.flush()
+    for i, fresh in zip(todo, scored, strict=True):
+        rows[i].update(fresh)
+        rows[i] = {metric_label(m): rows[i][metric_label(m)] for m in per_model}
     infos: dict[str, MetricInfo] = {metric_label(m): m.info for m in instances}
     for m in instances:
         if isinstance(m, PopulationMetric):
@@ -150,4 +269,4 @@ def score_genotypes(
             values = m.aggregate({k: [r[k] for r in rows] for k in rows[0]} if rows else {}, infos)
             for r, v in zip(rows, np.asarray(values, dtype=float), strict=True):
                 r[label] = MetricScore(label, float(v))
-    return ScoreTable(tuple(genotypes), tuple(labels), infos, tuple(rows), fb.describe())
+    return ScoreTable(tuple(genotypes), tuple(columns), infos, tuple(rows), fb.describe())
