@@ -51,6 +51,7 @@ import time
 import types
 import warnings
 from pathlib import Path
+from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -98,6 +99,27 @@ def time_arch(model, batch, metrics, ctx) -> tuple[float, float, dict[str, float
     return t_shared, t_separate, {k: v.seconds for k, v in separate.items()}
 
 
+def setting(args: argparse.Namespace) -> tuple[tuple[torch.Tensor, torch.Tensor], MetricContext, list, Any]:
+    """What every measurement shares: the batch (Gaussian images, random labels), the
+    metric context, the cells (by ``args.seed``) and how to build one (C=16, N=5, weights
+    identical to ``torch.manual_seed(seed); build()`` without touching the global generator)."""
+    space = get_registry().space("nb201")
+    gen = torch.Generator().manual_seed(args.seed)
+    batch = (
+        torch.randn(args.batch, 3, 32, 32, generator=gen).to(args.device),
+        torch.randint(0, 10, (args.batch,), generator=gen).to(args.device),
+    )
+    ctx = MetricContext(seed=args.seed, device=args.device)
+    rng = random.Random(args.seed)
+    cells = [space.sample(rng) for _ in range(args.archs)]
+
+    def net(g):
+        model = seeded_build(lambda: space.build(g, C=16, N=5, num_classes=10), args.seed)
+        return model.to(args.device).train()
+
+    return batch, ctx, cells, net
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--archs", type=int, default=10, help="random cells to time")
@@ -118,27 +140,14 @@ def main() -> None:
         compare_reference(args)
         return
 
-    space = get_registry().space("nb201")
     metrics = resolve_metrics((args.metrics or registered_metrics()).split(","))
-    gen = torch.Generator().manual_seed(args.seed)
-    batch = (
-        torch.randn(args.batch, 3, 32, 32, generator=gen).to(args.device),
-        torch.randint(0, 10, (args.batch,), generator=gen).to(args.device),
-    )
-    ctx = MetricContext(seed=args.seed, device=args.device)
-    rng = random.Random(args.seed)
-    cells = [space.sample(rng) for _ in range(args.archs)]
-
-    def net(g):
-        # Weights identical to torch.manual_seed(seed); build(), without touching the global generator.
-        model = seeded_build(lambda: space.build(g, C=16, N=5, num_classes=10), args.seed)
-        return model.to(args.device).train()
+    batch, ctx, cells, net = setting(args)
 
     # warm-up: torch.func traces and allocator pools are paid once per process
     score_model(net(cells[0]), batch, metrics, ctx=ctx, shared=True)
 
     rows = [time_arch(net(g), batch, metrics, ctx) for g in cells]
-    heavy = time_arch(net(space.parse(HEAVIEST)), batch, metrics, ctx)
+    heavy = time_arch(net(get_registry().space("nb201").parse(HEAVIEST)), batch, metrics, ctx)
 
     print(
         f"torch {torch.__version__}, device {args.device}, {torch.get_num_threads()} thread(s), "
@@ -219,20 +228,8 @@ def compare_reference(args: argparse.Namespace) -> None:
     warnings.filterwarnings("ignore", module="torch")  # the reference's deprecated backward hooks
     warnings.filterwarnings("ignore", message=".*non-full backward hook.*")
 
-    space = get_registry().space("nb201")
     metrics = resolve_metrics(names)
-    gen = torch.Generator().manual_seed(args.seed)
-    batch = (
-        torch.randn(args.batch, 3, 32, 32, generator=gen).to(args.device),
-        torch.randint(0, 10, (args.batch,), generator=gen).to(args.device),
-    )
-    ctx = MetricContext(seed=args.seed, device=args.device)
-    rng = random.Random(args.seed)
-    cells = [space.sample(rng) for _ in range(args.archs)]
-
-    def net(g):
-        model = seeded_build(lambda: space.build(g, C=16, N=5, num_classes=10), args.seed)
-        return model.to(args.device).train()
+    batch, ctx, cells, net = setting(args)
 
     ours(net(cells[0]), batch, metrics, ctx)  # warm-up, both sides
     reference(measures, copynet, net(cells[0]), batch, names, args.device)

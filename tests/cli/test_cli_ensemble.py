@@ -14,20 +14,8 @@ import pytest
 
 from nasforge.cli import main
 from nasforge.export.ensemble_export import FUSED, MANIFEST, load_ensemble, member_file
-
-TINY = {
-    "supernet_epochs": 1,
-    "posterior_epochs": 1,
-    "max_batches": 2,
-    "batch_size": 16,
-    "svgd_steps": 10,
-    "iterations": 1,
-    "supernet": {"C": 4, "N": 1},
-}
-SEARCH = ["search", "--space", "nb201", "--strategy", "nesbs", "--dataset", "digits", "-q"]
-for _key, _value in TINY.items():
-    SEARCH += ["-o", f"{_key}={json.dumps(_value)}"]
-BUILD = ["--build-option", "C=4", "--build-option", "N=1"]
+from tests.cli_run import run_main
+from tests.nesbs_tiny import BUILD, SEARCH
 
 
 @pytest.fixture(scope="module")
@@ -146,14 +134,9 @@ def test_members_carry_the_tables_accuracies_with_an_nb201_table_evaluator(tmp_p
     from nasforge.api import load_space
     from nasforge_nb201.evaluator import NB201TableEvaluator
 
-    argv = [*SEARCH, "--evaluator", "nb201-table", "--run-dir", tmp_path / "run", "--json"]
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        try:
-            main([str(a) for a in argv])
-        except SystemExit as exc:
-            assert not exc.code, exc
-    doc = json.loads(out.getvalue())
+    code, out, err = run_main(*SEARCH, "--evaluator", "nb201-table", "--run-dir", tmp_path / "run", "--json")
+    assert code == 0, err
+    doc = json.loads(out)
     members = doc["members"]
     space = load_space("nb201")
     table = NB201TableEvaluator(space, dataset="cifar10")

@@ -20,20 +20,7 @@ from nasforge.export.bundle import GENOTYPE_FILE, ONNX_FILE
 from nasforge.export.ensemble_export import FUSED, MANIFEST, load_ensemble, member_file
 from nasforge.export.run_ensemble import run_ensemble
 from nasforge.registry import get_registry
-
-TINY = {
-    "supernet_epochs": 1,
-    "posterior_epochs": 1,
-    "max_batches": 2,
-    "batch_size": 16,
-    "svgd_steps": 10,
-    "iterations": 1,
-    "supernet": {"C": 4, "N": 1},
-}
-SEARCH = ["search", "--space", "nb201", "--strategy", "nesbs", "--dataset", "digits", "-q"]
-for _key, _value in TINY.items():
-    SEARCH += ["-o", f"{_key}={json.dumps(_value)}"]
-BUILD = ["--build-option", "C=4", "--build-option", "N=1"]
+from tests.nesbs_tiny import BUILD, SEARCH
 
 
 @pytest.fixture(scope="module")

@@ -13,17 +13,7 @@ from nasforge.ensemble import ENSEMBLE_KEY
 from nasforge.errors import JournalError
 from nasforge.journal import JournalReader, journal_path
 from nasforge.result import SearchOutcome
-
-#: A nesbs run of a few seconds on digits (3 members).
-TINY = {
-    "supernet_epochs": 1,
-    "posterior_epochs": 1,
-    "max_batches": 2,
-    "batch_size": 16,
-    "svgd_steps": 10,
-    "iterations": 1,
-    "supernet": {"C": 4, "N": 1},
-}
+from tests.nesbs_tiny import TINY
 
 
 @pytest.fixture(scope="module")

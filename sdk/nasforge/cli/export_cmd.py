@@ -159,12 +159,7 @@ def export(
     if json_out:
         print_json(result)
         return
-    table = Table(title="exported", show_header=False)
-    table.add_column(style="bold")
-    table.add_column(overflow="fold")
-    for k, v in result.items():
-        table.add_row(k, f"{v:.3g}" if isinstance(v, float) else str(v))
-    out_console.print(table)
+    _print_facts("exported", result)
 
 
 def _export_ensemble_run(
@@ -217,13 +212,7 @@ def _export_ensemble_run(
     if json_out:
         print_json(result)
         return
-    table = Table(title="exported ensemble", show_header=False)
-    table.add_column(style="bold")
-    table.add_column(overflow="fold")
-    for k, v in result.items():
-        shown = "\n".join(v) if isinstance(v, list) else (f"{v:.3g}" if isinstance(v, float) else str(v))
-        table.add_row(k, shown)
-    out_console.print(table)
+    _print_facts("exported ensemble", result)
 
 
 class _TrainingBar:
@@ -351,3 +340,17 @@ def _front_line(member: dict[str, object]) -> str:
     )
     text = member.get("text") or ""
     return f"#{member.get('member')} trial {member.get('trial')}: {shown} {text}".rstrip()
+
+
+def _print_facts(title: str, result: dict[str, Any]) -> None:
+    """What an export wrote, as a two-column table (a list of paths one a line)."""
+    table = Table(title=title, show_header=False)
+    table.add_column(style="bold")
+    table.add_column(overflow="fold")
+    for k, v in result.items():
+        if isinstance(v, list) and all(isinstance(x, str) for x in v):
+            shown = "\n".join(v)
+        else:
+            shown = f"{v:.3g}" if isinstance(v, float) else str(v)
+        table.add_row(k, shown)
+    out_console.print(table)
