@@ -27,7 +27,19 @@ def test_against_scipy_with_ties(seed: int) -> None:
     y[::7] = np.round(y[::7])
     assert np.allclose(rankdata(x), scipy_stats.rankdata(x))
     assert spearman(x, y) == pytest.approx(scipy_stats.spearmanr(x, y).statistic, abs=1e-12)
-    assert kendall(x, y, block=37) == pytest.approx(scipy_stats.kendalltau(x, y).statistic, abs=1e-12)
+    assert kendall(x, y) == pytest.approx(scipy_stats.kendalltau(x, y).statistic, abs=1e-12)
+    flagged = x.copy()
+    flagged[::5] = -np.inf  # flagged scores: tied with each other, below everything
+    expected = scipy_stats.kendalltau(flagged, y).statistic
+    assert kendall(flagged, y) == pytest.approx(expected, abs=1e-12)
+
+
+def test_kendall_is_exact_on_a_whole_space_sized_sample() -> None:
+    """15,625 values (NAS-Bench-201's cells), with ties: the O(n log n) count against scipy."""
+    rng = np.random.default_rng(7)
+    x = np.round(rng.normal(size=15_625), 2)
+    y = x + rng.normal(0, 0.5, size=15_625)
+    assert kendall(x, y) == pytest.approx(scipy_stats.kendalltau(x, y).statistic, abs=1e-12)
 
 
 def test_perfect_and_reversed() -> None:

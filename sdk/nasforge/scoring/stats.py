@@ -48,30 +48,54 @@ def spearman(x: ArrayLike, y: ArrayLike) -> float:
     return float((ra * rb).sum() / denom) if denom > 0 else float("nan")
 
 
-def kendall(x: ArrayLike, y: ArrayLike, *, block: int = 1024) -> float:
-    """Kendall's tau-b over all pairs, in row blocks (O(n^2) time, O(block * n) memory).
-
-    For the sample sizes of correlation studies (up to the 15,625 cells of NAS-Bench-201)
-    this takes seconds; exactness and simplicity win over an O(n log n) merge sort.
+def kendall(x: ArrayLike, y: ArrayLike) -> float:
+    """Kendall's tau-b in O(n log n) (Knight, 1966): sort by (x, y), count the pairs tied
+    in x, in y and in both, and count discordant pairs as the inversions of y in that
+    order (a Fenwick tree over y's ranks). Exact; on the 15,625 cells of NAS-Bench-201 it
+    takes a fraction of a second, where comparing all 122 million pairs took ~13 s.
     """
     a, b = _check_pair(x, y)
     n = a.size
     if n < 2:
         return float("nan")
-    # ranks keep the order and the ties but make -inf (flagged scores) subtractable
+    # ranks keep the order and the ties but make -inf (flagged scores) comparable
     a, b = rankdata(a), rankdata(b)
-    s = 0.0
-    ties_a = ties_b = 0.0
-    for start in range(0, n, block):
-        sa = np.sign(a[start : start + block, None] - a[None, :])
-        sb = np.sign(b[start : start + block, None] - b[None, :])
-        s += float((sa * sb).sum())
-        ties_a += float((sa == 0).sum())
-        ties_b += float((sb == 0).sum())
-    # every unordered pair was counted twice; the diagonal added n ties to each
-    s /= 2.0
+    order = np.lexsort((b, a))  # by a, ties in a by b: such pairs are never inversions
+    a, b = a[order], b[order]
     n0 = n * (n - 1) / 2.0
-    n1 = (ties_a - n) / 2.0
-    n2 = (ties_b - n) / 2.0
+    n1 = _tied_pairs(a)
+    n2 = _tied_pairs(np.sort(b))
+    same = np.concatenate(([False], (a[1:] == a[:-1]) & (b[1:] == b[:-1])))
+    n3 = _run_pairs(same)
+    swaps = _inversions(np.unique(b, return_inverse=True)[1])
     denom = np.sqrt((n0 - n1) * (n0 - n2))
-    return float(s / denom) if denom > 0 else float("nan")
+    return float((n0 - n1 - n2 + n3 - 2.0 * swaps) / denom) if denom > 0 else float("nan")
+
+
+def _run_pairs(continues: np.ndarray) -> float:
+    """Pairs within runs, where ``continues[i]`` says element i equals element i - 1."""
+    starts = np.flatnonzero(~continues)
+    lengths = np.diff(np.concatenate((starts, [continues.size]))).astype(np.float64)
+    return float((lengths * (lengths - 1) / 2.0).sum())
+
+
+def _tied_pairs(sorted_values: np.ndarray) -> float:
+    return _run_pairs(np.concatenate(([False], sorted_values[1:] == sorted_values[:-1])))
+
+
+def _inversions(codes: np.ndarray) -> float:
+    """Pairs i < j with codes[i] > codes[j] (codes: 0-based dense ranks), by a Fenwick tree."""
+    size = int(codes.max()) + 1 if codes.size else 0
+    tree = [0] * (size + 1)
+    count = 0
+    for seen, code in enumerate(codes.tolist()):
+        k, at_most = code + 1, 0
+        while k > 0:  # how many earlier codes are <= this one
+            at_most += tree[k]
+            k -= k & -k
+        count += seen - at_most
+        k = code + 1
+        while k <= size:
+            tree[k] += 1
+            k += k & -k
+    return float(count)
