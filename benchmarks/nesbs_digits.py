@@ -91,6 +91,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--preset", choices=sorted(PRESETS), default="default")
     p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     p.add_argument("--epochs", type=int, default=None, help="training epochs of every member")
+    p.add_argument(
+        "--iterations",
+        type=int,
+        default=5,
+        help="T, the candidate ensembles NESBS samples and selects from by supernet NLL (thesis: 5)",
+    )
     p.add_argument("--pool", type=int, default=100, help="uniform architectures the top-k baseline ranks")
     p.add_argument("--nes-rs-pool", type=int, default=10, help="architectures NES-RS trains and selects from")
     p.add_argument("--C", type=int, default=None)
@@ -184,7 +190,8 @@ def forward_select(logits: list[torch.Tensor], y: torch.Tensor, size: int) -> li
 def run_seed(space, seed: int, args) -> dict:
     t0 = time.perf_counter()
     search, test = load_digits().split(args.search_share, seed=seed)
-    extra = {"supernet_epochs": 5, "posterior_epochs": 3, "svgd_steps": 200} if args.quick else {}
+    extra: dict = {"supernet_epochs": 5, "posterior_epochs": 3, "svgd_steps": 200} if args.quick else {}
+    extra["iterations"] = args.iterations
     config = NesbsConfig(seed=seed, supernet={"C": args.C, "N": args.N}, **extra)
     opts = dict(config.supernet)
     opts |= network_options(search.input_shape, search.num_classes, accepted=supernet_option_names(space))
@@ -309,7 +316,8 @@ def mcnemar(b: int, c: int) -> float:
 def report(rows: list[dict], args) -> None:
     seeds = [r["seed"] for r in rows]
     print(
-        f"\nNESBS on sklearn digits (preset {args.preset}), NB201 supernet C={args.C} N={args.N}, n=3, "
+        f"\nNESBS on sklearn digits (preset {args.preset}), NB201 supernet C={args.C} N={args.N}, "
+        f"n=3, T={args.iterations}, "
         f"members trained {args.epochs} epochs from scratch on {args.search_share:.0%} of digits; "
         f"test error % (NLL) on {rows[0]['n_test']} test images (one image = "
         f"{100 / rows[0]['n_test']:.2f} %), seeds {seeds}"
