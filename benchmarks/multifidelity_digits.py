@@ -48,7 +48,9 @@ import nasforge
 from nasforge import Genotype, api
 from nasforge.atomic_files import atomic_write_text
 from nasforge.experiment import Experiment
+from nasforge.fidelity import at_full
 from nasforge.result import SearchOutcome
+from nasforge.scoring.stats import spearman
 
 METHODS = ("random", "sh", "hyperband")
 
@@ -120,9 +122,7 @@ def remeasure(g: Genotype, args: argparse.Namespace, cache: Path) -> list[float]
 
 def chosen(outcome: SearchOutcome, full: int) -> Genotype:
     """The best full-budget trial's architecture (what the benchmark calls the method's best)."""
-    trials = [
-        t for t in outcome.history if (t.fidelity is None or t.fidelity == full) and not t.result.failed
-    ]
+    trials = [t for t in outcome.history if at_full(t, full) and not t.result.failed]
     return max(trials, key=lambda t: t.result.objectives["valid_accuracy"]).genotype
 
 
@@ -137,27 +137,6 @@ def rank_diagnostic(outcomes: list[SearchOutcome], full: int) -> list[float]:
         and len(t.result.metadata.get("per_epoch", {}).get("valid_accuracy", [])) == full
     ]
     return [spearman([c[k] for c in curves], [c[-1] for c in curves]) for k in range(full - 1)]
-
-
-def spearman(a: list[float], b: list[float]) -> float:
-    def ranks(xs: list[float]) -> list[float]:
-        order = sorted(range(len(xs)), key=xs.__getitem__)
-        out = [0.0] * len(xs)
-        i = 0
-        while i < len(order):
-            j = i
-            while j + 1 < len(order) and xs[order[j + 1]] == xs[order[i]]:
-                j += 1
-            for k in range(i, j + 1):
-                out[order[k]] = (i + j) / 2
-            i = j + 1
-        return out
-
-    ra, rb = ranks(a), ranks(b)
-    ma, mb = statistics.mean(ra), statistics.mean(rb)
-    cov = sum((x - ma) * (y - mb) for x, y in zip(ra, rb, strict=True))
-    norm = math.sqrt(sum((x - ma) ** 2 for x in ra) * sum((y - mb) ** 2 for y in rb))
-    return cov / norm if norm else math.nan
 
 
 def curve(outcome: SearchOutcome, full: int) -> list[tuple[int, float]]:

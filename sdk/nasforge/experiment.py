@@ -372,14 +372,19 @@ class Experiment:
                 f"journal diverges at trial {old.index}: it answers ask {number}, which the strategy "
                 "has not made (different seed, workers or code?)"
             )
+        self._check_replayed(asked, old, f"trial {old.index} (ask {number})")
+        return asked
+
+    def _check_replayed(self, asked: Ask, old: Trial, where: str) -> None:
+        """Refuse a journal whose trial at ``where`` is not what the strategy asked: another
+        search (seed, workers or code) wrote it."""
         g, fidelity = split(asked)
         if (old.genotype, old.fidelity) != (g, fidelity):
             raise JournalError(
-                f"journal diverges at trial {old.index} (ask {number}): the strategy asked "
+                f"journal diverges at {where}: the strategy asked "
                 f"{_describe(self.space.format(g), fidelity)}, the journal holds "
                 f"{_describe(self.space.format(old.genotype), old.fidelity)} (different seed or code?)"
             )
-        return asked
 
     def _finished(self, replay: _Replay, state: _LoopState) -> bool:
         """The budget is spent, or an ended run has been re-read (never extended: its
@@ -467,13 +472,7 @@ class Experiment:
                 answers.append((None, 0.0))
                 continue
             old = state.recorded[index]
-            g, fidelity = split(asked)
-            if (old.genotype, old.fidelity) != (g, fidelity):
-                raise JournalError(
-                    f"journal diverges at trial {index}: the strategy asked "
-                    f"{_describe(self.space.format(g), fidelity)}, the journal holds "
-                    f"{_describe(self.space.format(old.genotype), old.fidelity)} (different seed or code?)"
-                )
+            self._check_replayed(asked, old, f"trial {index}")
             answers.append((old.result, old.wall_seconds))
             state.wall_before += old.wall_seconds
         return answers

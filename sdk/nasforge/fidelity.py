@@ -107,14 +107,25 @@ def fidelity_spent(fidelities: Iterable[int | None], evaluator: Any) -> int | No
 
 
 def trial_spent(trial: Any, evaluator: Any) -> int | None:
-    """What one trial spent of the evaluator's budget: what its result says it trained
-    (``metadata[<fidelity name>]``: a trial stopped early spent less than it was asked
-    for), else its fidelity (None: the full budget)."""
-    name = getattr(evaluator, "fidelity", None)
+    """What one trial spent of the evaluator's budget (:func:`budget_trained` under the
+    evaluator's fidelity name)."""
+    return budget_trained(trial, getattr(evaluator, "fidelity", None))
+
+
+def budget_trained(trial: Any, name: str | None) -> int | None:
+    """What one trial spent of the budget called ``name``: what its result says it trained
+    (``metadata[name]``: a trial stopped early spent less than it was asked for), else
+    its fidelity (None: the full budget). A report has the name but no evaluator."""
     done = trial.result.metadata.get(name) if name else None
     if isinstance(done, int) and not isinstance(done, bool):
         return done
     return trial.fidelity
+
+
+def varies_budget(trials: Iterable[Any]) -> bool:
+    """Whether any trial ran below the full budget or was stopped early: a multi-fidelity
+    run, whose report and inspection show the budget."""
+    return any(t.fidelity is not None or was_stopped(t) for t in trials)
 
 
 def was_stopped(trial: Any) -> bool:

@@ -146,9 +146,9 @@ def _fidelity_summary(trials: list[Any], end: dict[str, Any] | None) -> dict[str
     """A multi-fidelity run's budget: trials per fidelity ("full" for the evaluator's full
     budget), trials a pruner stopped early, and the budget spent (the end record's); nothing
     for a run whose every trial ran at the full budget, so other runs read as before."""
-    from nasforge.fidelity import was_stopped
+    from nasforge.fidelity import varies_budget, was_stopped
 
-    if not any(t.fidelity is not None or was_stopped(t) for t in trials):
+    if not varies_budget(trials):
         return {}
     counts: dict[str, int] = {}
     for t in sorted(trials, key=lambda t: (t.fidelity is None, t.fidelity or 0)):

@@ -19,7 +19,7 @@ from typing import Any
 import attrs
 
 from nasforge.errors import JournalError, NasforgeError
-from nasforge.fidelity import at_full, was_stopped
+from nasforge.fidelity import at_full, budget_trained, varies_budget, was_stopped
 from nasforge.genotype import Genotype
 from nasforge.journal import JournalReader, journal_path
 from nasforge.objectives import SearchGoal, goal_of_header
@@ -83,10 +83,8 @@ class RunView:
     def spent_of(self, trial: Trial) -> int | None:
         """What a trial spent of the budget: what its result says it trained (less than
         asked when stopped early), else what it was asked for."""
-        done = trial.result.metadata.get(self.fidelity) if self.fidelity else None
-        if isinstance(done, int) and not isinstance(done, bool):
-            return done
-        return self.budget_of(trial)
+        done = budget_trained(trial, self.fidelity)
+        return self.full_fidelity if done is None else done
 
     def at_full(self, trial: Trial) -> bool:
         """Whether a trial counts as a full evaluation (:func:`nasforge.fidelity.at_full`)."""
@@ -162,7 +160,7 @@ def _fidelity(
     """(name, full value) of the budget a multi-fidelity run varied, from the evaluator's
     declared fidelity and the value the header's evaluator record holds; (None, None)
     when no trial ran at a smaller budget or was stopped early (nothing to show)."""
-    if not any(t.fidelity is not None or was_stopped(t) for t in trials):
+    if not varies_budget(trials):
         return None, None
     described = header.get("evaluator") if isinstance(header.get("evaluator"), dict) else {}
     evaluator = described.get("evaluator") or (header.get("spec") or {}).get("evaluator")
