@@ -10,6 +10,7 @@ and training-free metrics use.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 import torch
 
@@ -21,7 +22,14 @@ from nasforge_nb201.macro import MacroConfig, MacroNetwork
 
 
 class NB201Network(MacroNetwork):
-    """A NAS-Bench-201 network whose 3N cells all share one op assignment."""
+    """A NAS-Bench-201 network whose 3N cells all share one op assignment.
+
+    Its ops between convolutions are ReLU, average pooling, identity, zero and sums, each
+    example on its own once BN is removed: the promise of
+    :mod:`nasforge.backends.monotone` (synflow takes its forward-only path).
+    """
+
+    nasforge_monotone: ClassVar[bool] = True
 
     def __init__(self, ops: Sequence[str], config: MacroConfig | None = None) -> None:
         check_ops(ops)

@@ -29,6 +29,8 @@ from nasforge.search_space import (
     SearchSpace,
 )
 from nasforge_nb201 import arch
+from nasforge_nb201.factory import NB201NetworkFactory
+from nasforge_nb201.macro import MacroConfig
 from nasforge_nb201.network import NB201Network, build
 from nasforge_nb201.supernet import NB201Supernet, supernet
 from nasforge_nb201.table import load_table
@@ -128,6 +130,12 @@ class NB201Space(SearchSpace):
         self.validate(g)
         check_options("nb201 network", build, cfg, accepted=BUILD_OPTIONS)
         return build(g, **cfg)  # type: ignore[arg-type]
+
+    def network_factory(self, **cfg: object) -> NB201NetworkFactory:
+        """Networks for sweeps: modules reused between genotypes, weights re-drawn (the
+        same networks as :meth:`build` under a seed, ~10x faster); ``cfg`` as for build."""
+        check_options("nb201 network", build, cfg, accepted=BUILD_OPTIONS)
+        return NB201NetworkFactory(MacroConfig(**cfg))  # type: ignore[arg-type]
 
     def supernet(self, **cfg: object) -> NB201Supernet:
         """Weight-sharing network with ``alphas`` of shape (6, 5); same ``cfg`` as build."""

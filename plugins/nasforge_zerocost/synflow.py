@@ -6,11 +6,13 @@ from typing import ClassVar
 
 import torch
 from torch.func import functional_call
+from torch.nn.modules.batchnorm import _BatchNorm
+from torch.nn.modules.conv import _ConvNd
 
-from nasforge.backends import prunable_layers
+from nasforge.backends import is_monotone, prunable_layers
 from nasforge.metric import MetricInfo
 from nasforge.scoring import SharedPasses, SharedPassMetric
-from nasforge_zerocost.modes import batch_norm_removed
+from nasforge_zerocost.modes import batch_norm_removed, identity
 
 
 class Synflow(SharedPassMetric):
@@ -21,6 +23,14 @@ class Synflow(SharedPassMetric):
     with BN the score loses the depth/width product that makes it predictive; float64
     matters because R reaches 1e30-1e60 on NAS-Bench-201 and overflows float32. Runs
     functionally on converted copies of the tensors, so the caller's model is unchanged.
+
+    Networks that promise monotone, example-wise layers (:mod:`nasforge.backends.monotone`,
+    e.g. every NAS-Bench-201 network) take a forward-only path: there every
+    ``dR/dtheta >= 0``, so the score is ``d/dc R(c * theta)`` at c=1, carried as a second
+    "tangent" example through one batch-2 forward (each Conv/Linear maps the pair (x, t) to
+    (Wx, W(x + t)), everything else acts on both alike). Equal to the backward's score to
+    float64 rounding (at most 1e-15 relative on NAS-Bench-201, tested), 20-30% faster
+    (benchmarks/sweep_scaling.py --all) and without a graph in memory.
 
     Not bit-for-bit the published NAS-Bench-201 numbers: the zero-cost-nas NB201 model
     drops BN only where its ``use_bn`` flag reaches, and its reduction blocks build their
@@ -37,12 +47,14 @@ class Synflow(SharedPassMetric):
         log_scale=True,
         sign="nonnegative",
         description="synaptic flow with |weights|, all-ones input, every BN removed, float64",
-        version="1",
+        version="2",
     )
 
     def score_shared(self, passes: SharedPasses) -> float:
         model = passes.model
         x = passes.batch[0]
+        if is_monotone(model):
+            return _forward_only(model, x)
         weight_names = {f"{n}.weight" if n else "weight" for n, _ in prunable_layers(model)}
         params = {
             n: p.detach().to(torch.float64).abs().requires_grad_(n in weight_names)
@@ -59,3 +71,65 @@ class Synflow(SharedPassMetric):
         return float(
             sum((w.detach() * g).abs().sum() for w, g in zip(live, grads, strict=True) if g is not None)
         )
+
+
+def _forward_only(model: torch.nn.Module, x: torch.Tensor) -> float:
+    """The score of a monotone network: the tangent half of a batch-2 forward, no graph.
+
+    One walk over the modules silences BatchNorm, swaps every other parameter for its
+    float64 absolute value (and floating buffers for float64 copies) and hooks the
+    Conv/Linear layers; all of it is undone on the way out. (``functional_call`` does the same swap
+    generically, at several walks' cost: a third of the time on NAS-Bench-201.)
+    """
+    swaps: list[tuple[dict[str, torch.Tensor | None], str, torch.Tensor]] = []
+    converted: dict[int, torch.Tensor] = {}  # tied parameters stay tied
+    bns: list[torch.nn.Module] = []
+    handles = []
+    try:
+        for m in model.modules():
+            if isinstance(m, _BatchNorm):  # removed: its tensors are never read
+                bns.append(m)
+                m.forward = identity  # type: ignore[method-assign]
+                continue
+            for table, absolute in ((m._parameters, True), (m._buffers, False)):
+                for name, t in table.items():
+                    if t is None or not t.is_floating_point():
+                        continue
+                    new = converted.get(id(t))
+                    if new is None:
+                        new = t.detach().to(torch.float64)
+                        new = converted[id(t)] = new.abs() if absolute else new
+                    swaps.append((table, name, t))
+                    table[name] = new
+            if isinstance(m, _ConvNd | torch.nn.Linear):
+                handles.append(m.register_forward_pre_hook(_tangent_in))
+                handles.append(m.register_forward_hook(_tangent_out))
+        ones = torch.ones((1, *x.shape[1:]), dtype=torch.float64, device=x.device)
+        pair = torch.cat([ones, torch.zeros_like(ones)])
+        if pair.dim() == 4:  # NHWC: CPU average pooling is ~4x faster on it (equal to rounding)
+            pair = pair.contiguous(memory_format=torch.channels_last)
+        with torch.no_grad():
+            out = model(pair)
+        return float(out[1].sum())
+    finally:
+        for h in handles:
+            h.remove()
+        for m in bns:
+            del m.forward
+        for table, name, t in reversed(swaps):
+            table[name] = t
+
+
+def _tangent_in(_layer: torch.nn.Module, args: tuple[torch.Tensor, ...]) -> tuple[torch.Tensor, ...]:
+    """(x, t) -> (x, x + t): the layer's weights are the direction, so W's tangent output
+    W t + (dW) x is W (x + t)."""
+    (pair,) = args
+    return (torch.cat([pair[:1], pair[:1] + pair[1:]]),)
+
+
+def _tangent_out(layer: torch.nn.Module, _args: object, out: torch.Tensor) -> torch.Tensor:
+    """The bias is not scaled with the weights: take it back off the tangent half."""
+    bias = getattr(layer, "bias", None)
+    if bias is None:
+        return out
+    return torch.cat([out[:1], out[1:] - bias.view(1, -1, *([1] * (out.dim() - 2)))])

@@ -18,6 +18,7 @@ from torch import nn
 
 from nasforge.errors import BuildOptionError, CapabilityError, InvalidGenotypeError, NasforgeError, first_line
 from nasforge.genotype import Genotype
+from nasforge.network_factory import NetworkFactory, SeededNetworkFactory
 
 # Capability names a space may declare; strategies list the ones they need.
 SAMPLE = "sample"
@@ -113,6 +114,16 @@ class SearchSpace(abc.ABC):
         """A weight-sharing network whose architecture parameters are explicit."""
         raise self._missing(SUPERNET)
 
+    def network_factory(self, **cfg: object) -> NetworkFactory | None:
+        """A faster way to build one network after another for sweeps, or None.
+
+        Spaces whose ``build`` is slow next to scoring (module construction dominates on
+        NAS-Bench-201) return a :class:`~nasforge.network_factory.NetworkFactory` that
+        reuses modules between genotypes; it must give exactly what a seeded ``build``
+        gives (see that module). None means sweeps rebuild every network.
+        """
+        return None
+
     # --- helpers --------------------------------------------------------------------
     def require(self, needed: frozenset[str] | set[str], *, by: str) -> None:
         """Raise :class:`CapabilityError` listing what ``by`` needs and this space lacks."""
@@ -137,6 +148,24 @@ def build_network(space: SearchSpace, g: Genotype, options: dict[str, object] | 
     except NasforgeError:
         raise
     except (TypeError, ValueError, RuntimeError, OverflowError) as exc:
-        raise BuildOptionError(
-            f"cannot build the {space.name} network with options {options or {}}: {first_line(exc)}"
-        ) from exc
+        raise _options_error(space, options, exc) from exc
+
+
+def network_factory(space: SearchSpace, options: dict[str, object] | None = None) -> NetworkFactory:
+    """The space's own :class:`~nasforge.network_factory.NetworkFactory` for ``options``
+    where it offers one, else a seeded rebuild per genotype; bad options as in
+    :func:`build_network`."""
+    make = getattr(space, "network_factory", None)
+    try:
+        factory = make(**(options or {})) if callable(make) else None
+    except NasforgeError:
+        raise
+    except (TypeError, ValueError, RuntimeError, OverflowError) as exc:
+        raise _options_error(space, options, exc) from exc
+    return factory if factory is not None else SeededNetworkFactory(space, options)
+
+
+def _options_error(space: SearchSpace, options: dict[str, object] | None, exc: Exception) -> BuildOptionError:
+    return BuildOptionError(
+        f"cannot build the {space.name} network with options {options or {}}: {first_line(exc)}"
+    )

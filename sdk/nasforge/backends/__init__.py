@@ -23,6 +23,7 @@ from nasforge.backends.jacobian import (
     joint_jacobians,
     per_sample_grads,
 )
+from nasforge.backends.monotone import MONOTONE_ATTR, is_monotone
 from nasforge.backends.ntk import empirical_ntk, empirical_ntks, gram
 from nasforge.backends.spec import METHODS, PRESETS, KernelSpec, kernel_preset, preset_name
 from nasforge.backends.spectrum import Spectrum, spectrum
@@ -30,6 +31,7 @@ from nasforge.backends.spectrum import Spectrum, spectrum
 __all__ = [
     "BN_MODES",
     "METHODS",
+    "MONOTONE_ATTR",
     "OUTPUTS",
     "PARAM_SETS",
     "PRESETS",
@@ -41,6 +43,7 @@ __all__ = [
     "empirical_ntk",
     "empirical_ntks",
     "gram",
+    "is_monotone",
     "is_out_of_memory",
     "jacobian",
     "joint_jacobians",

@@ -20,6 +20,7 @@ import torch
 from nasforge.backends.device import resolve_device
 from nasforge.genotype import Genotype
 from nasforge.metric import Metric, MetricContext, MetricInfo, PopulationMetric
+from nasforge.network_factory import NetworkFactory, SeededNetworkFactory
 from nasforge.registry import Registry, get_registry
 from nasforge.scoring.batch import DataSpec, fixed_batch
 from nasforge.scoring.cache import ScoreCache, ScoreKey
@@ -27,7 +28,7 @@ from nasforge.scoring.outcome import MetricScore
 from nasforge.scoring.parallel import SweepExecutor, make_sweep_executor, map_chunks
 from nasforge.scoring.scorer import metric_label, score_model
 from nasforge.scoring.table import ScoreTable
-from nasforge.search_space import SearchSpace, build_network
+from nasforge.search_space import SearchSpace, build_network, network_factory
 from nasforge.seeding import seeded_build
 
 MetricSpec = str | Metric
@@ -69,6 +70,23 @@ def build_model(space: SearchSpace, g: Genotype, *, seed: int, build: dict[str, 
     return seeded_build(lambda: build_network(space, g, build), seed)
 
 
+#: This process's network factories, by space and build options: made once, reused by every
+#: chunk (in-process sweeps run one chunk per genotype). A few, least recent dropped.
+#: Each entry holds its space, so the id in the key cannot be reused by another object.
+_FACTORIES: dict[tuple[int, str], tuple[SearchSpace, NetworkFactory]] = {}
+
+
+def _factory(space: SearchSpace, build: dict[str, Any]) -> NetworkFactory:
+    key = (id(space), json.dumps(build, sort_keys=True, default=str))
+    entry = _FACTORIES.pop(key, None)
+    if entry is None or entry[0] is not space:
+        entry = (space, network_factory(space, build))
+    _FACTORIES[key] = entry  # (re)inserted last: the most recent
+    while len(_FACTORIES) > 4:
+        del _FACTORIES[next(iter(_FACTORIES))]
+    return entry[1]
+
+
 @attrs.frozen(eq=False)
 class ScoreJob:
     """What every genotype of one sweep shares, shipped once per task to whatever scores it.
@@ -98,9 +116,15 @@ def score_chunk(job: ScoreJob, chunk: list[ChunkItem]) -> list[dict[str, MetricS
     by_label = {metric_label(m): m for m in job.metrics}
     device = job.ctx.device
     batch = (job.x.to(device), job.y.to(device))
+    # the space's fast factory on the CPU (it re-draws weights in place, on the CPU); a
+    # fresh seeded build elsewhere. Both give the same network, so the same scores.
+    on_cpu = torch.device(device).type == "cpu"
+    factory = _factory(job.space, job.build) if on_cpu else SeededNetworkFactory(job.space, job.build)
     out: list[dict[str, MetricScore]] = []
     for g, labels in chunk:
-        model = build_model(job.space, g, seed=job.seed, build=job.build).to(device).train()
+        model = factory.build(g, job.seed)
+        if not on_cpu:  # (a walk over every module: not for nothing)
+            model = model.to(device)
         out.append(score_model(model, batch, [by_label[k] for k in labels], ctx=job.ctx, shared=job.shared))
     return out
 
