@@ -32,7 +32,8 @@ and how closely the scores agree (Spearman over the cells, largest relative diff
 
 Issue 15 asks for 4x. Measured (20 cells, batch 64, one thread, a 2-core machine at load
 4-5): 3.05x in wall seconds, 2.75x in CPU seconds, scores equal to the reference's
-(Spearman 1.0000 each, largest relative difference 2.4e-7). GraSP's double backward,
+(Spearman 1.0000 each, largest relative difference 2.4e-7); on an idle machine (load 1.0)
+2.70x in both (reference 6.90 s a cell, ours 2.56 s). GraSP's double backward,
 the same Hessian-vector product the reference computes, is 58% of our time; with every
 other phase free the ratio could not pass ~5.3x, so 4x on a CPU needs the forward, input
 gradient and first backward (together 40% of ours) about twice as fast, or a cheaper

@@ -2,11 +2,13 @@
 
 For each seed: digits split into search data and a held-out test set (``--search-share``);
 NESBS (thesis defaults: supernet 50 epochs of uniform single paths, posterior 20 epochs,
-T = 5 candidates of n = 3 by SVGD-RD with delta = 0, selection by the supernet NLL of the
+T = 5 candidates of n = 3 by SVGD-RD with delta = 0 (``--delta``: another, or "auto", the
+research note's grid), selection by the supernet NLL of the
 averaged probabilities) on the search data, on the NB201 supernet at ``--C``, ``--N``.
 Then, from the same trained supernet: NESBS with MC sampling, a random ensemble (3
 uniformly drawn architectures), the top-3 single architectures by supernet NLL among 100
-uniformly drawn ones (and among the first T*n of them, NESBS's evaluation budget), and
+uniformly drawn ones (and among the first T*n of them, times the deltas tried: NESBS's
+evaluation budget), and
 DeepEns (the top-1 by supernet NLL, three times with different initial weights). NES-RS
 (Zaidi et al. 2021, the thesis's baseline): ``--nes-rs-pool`` uniform architectures
 trained on the supernet's 70 % split, the ensemble built by forward selection (greedy,
@@ -34,6 +36,7 @@ NESBS beat each baseline, and the thesis's Table 5.1 (NB201 at GPU scale) beside
 
     OMP_NUM_THREADS=1 nice -n 5 python benchmarks/nesbs_digits.py --preset hard   # 3 seeds
     OMP_NUM_THREADS=1 nice -n 5 python benchmarks/nesbs_digits.py                 # default preset
+    OMP_NUM_THREADS=1 python benchmarks/nesbs_digits.py --preset hard --delta auto  # research note A9
     python benchmarks/nesbs_digits.py --preset hard --calibrate                   # the criterion
     python benchmarks/nesbs_digits.py --seeds 0 --epochs 5 --quick                # a smoke run, ~1 min
 """
@@ -97,6 +100,13 @@ def main(argv: list[str] | None = None) -> int:
         default=5,
         help="T, the candidate ensembles NESBS samples and selects from by supernet NLL (thesis: 5)",
     )
+    p.add_argument(
+        "--delta",
+        type=_delta,
+        default=0.0,
+        help='SVGD-RD diversity delta (thesis range [-2, 1]; 0 is plain SVGD), or "auto": T candidates '
+        "at each delta of the research note's grid, the best by selection-split NLL kept (A9)",
+    )
     p.add_argument("--pool", type=int, default=100, help="uniform architectures the top-k baseline ranks")
     p.add_argument("--nes-rs-pool", type=int, default=10, help="architectures NES-RS trains and selects from")
     p.add_argument("--C", type=int, default=None)
@@ -127,6 +137,15 @@ def main(argv: list[str] | None = None) -> int:
         tmp.write_text(json.dumps({"args": vars(args) | {"json": str(args.json)}, **result}, indent=1))
         tmp.replace(args.json)
     return 0
+
+
+def _delta(text: str) -> float | str:
+    if text == "auto":
+        return text
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'expected a number or "auto", got {text!r}') from None
 
 
 def calibrate(space, seed: int, args) -> dict:
@@ -192,7 +211,7 @@ def run_seed(space, seed: int, args) -> dict:
     search, test = load_digits().split(args.search_share, seed=seed)
     extra: dict = {"supernet_epochs": 5, "posterior_epochs": 3, "svgd_steps": 200} if args.quick else {}
     extra["iterations"] = args.iterations
-    config = NesbsConfig(seed=seed, supernet={"C": args.C, "N": args.N}, **extra)
+    config = NesbsConfig(delta=args.delta, seed=seed, supernet={"C": args.C, "N": args.N}, **extra)
     opts = dict(config.supernet)
     opts |= network_options(search.input_shape, search.num_classes, accepted=supernet_option_names(space))
     supernet = seeded_build(lambda: space.supernet(**opts), seed)
@@ -206,7 +225,8 @@ def run_seed(space, seed: int, args) -> dict:
     random_members = [encoding.uniform(gen) for _ in range(config.ensemble_size)]
     pool = list(dict.fromkeys(encoding.uniform(gen) for _ in range(args.pool)))
     ranked = sorted(pool, key=lambda a: predictor.member_scores(a)["nll"])
-    budget = config.iterations * config.ensemble_size  # NESBS's evaluation budget (A16)
+    # NESBS's evaluation budget (A16): every candidate's members, at every delta it tried
+    budget = config.iterations * config.ensemble_size * len(config.deltas())
     ranked_budget = sorted(pool[:budget], key=lambda a: predictor.member_scores(a)["nll"])
     recipe = MemberTraining(epochs=args.epochs)
     build = {"C": args.C, "N": args.N}
@@ -317,7 +337,7 @@ def report(rows: list[dict], args) -> None:
     seeds = [r["seed"] for r in rows]
     print(
         f"\nNESBS on sklearn digits (preset {args.preset}), NB201 supernet C={args.C} N={args.N}, "
-        f"n=3, T={args.iterations}, "
+        f"n=3, T={args.iterations}, delta {args.delta}, "
         f"members trained {args.epochs} epochs from scratch on {args.search_share:.0%} of digits; "
         f"test error % (NLL) on {rows[0]['n_test']} test images (one image = "
         f"{100 / rows[0]['n_test']:.2f} %), seeds {seeds}"

@@ -50,6 +50,14 @@ def test_bad_search_share_is_one_line(capsys) -> None:
     assert len(err) == 1 and "--search-share" in err[0]
 
 
+def test_delta_takes_a_number_or_auto(capsys) -> None:
+    assert nesbs_digits._delta("auto") == "auto"
+    assert nesbs_digits._delta("-0.5") == -0.5
+    with pytest.raises(SystemExit) as exit_:
+        nesbs_digits.main(["--delta", "wide", "--seeds", "0"])
+    assert exit_.value.code == 2 and "--delta" in capsys.readouterr().err
+
+
 @pytest.mark.slow
 def test_one_quick_seed_end_to_end(tmp_path, capsys) -> None:
     out = tmp_path / "r.json"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 import json
 import os
+import pickle
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -71,15 +72,20 @@ def build_model(space: SearchSpace, g: Genotype, *, seed: int, build: dict[str, 
 
 
 #: This process's network factories, by space and build options: made once, reused by every
-#: chunk (in-process sweeps run one chunk per genotype). A few, least recent dropped.
-#: Each entry holds its space, so the id in the key cannot be reused by another object.
-_FACTORIES: dict[tuple[int, str], tuple[SearchSpace, NetworkFactory]] = {}
+#: chunk (in-process sweeps run one chunk per genotype; a worker unpickles a new space
+#: object with every chunk, so the key is the space's pickled state, not its identity).
+#: A few, least recent dropped; each entry holds its space.
+_FACTORIES: dict[tuple[bytes | int, str], tuple[SearchSpace, NetworkFactory]] = {}
 
 
 def _factory(space: SearchSpace, build: dict[str, Any]) -> NetworkFactory:
-    key = (id(space), json.dumps(build, sort_keys=True, default=str))
+    try:
+        state: bytes | int = pickle.dumps(space)
+    except Exception:  # an unpicklable space (in-process only): by identity  # noqa: BLE001
+        state = id(space)
+    key = (state, json.dumps(build, sort_keys=True, default=str))
     entry = _FACTORIES.pop(key, None)
-    if entry is None or entry[0] is not space:
+    if entry is None or (isinstance(state, int) and entry[0] is not space):
         entry = (space, network_factory(space, build))
     _FACTORIES[key] = entry  # (re)inserted last: the most recent
     while len(_FACTORIES) > 4:

@@ -127,3 +127,19 @@ def test_spaces_without_a_factory_get_the_seeded_rebuild():
     a, b = factory.build(g, 1), build_model(darts, g, seed=1, build={"C": 4, "layers": 3})
     for p, q in zip(a.state_dict().values(), b.state_dict().values(), strict=True):
         assert torch.equal(p, q)
+
+
+def test_sweeps_reuse_one_factory_for_equal_spaces():
+    """A worker unpickles a new space object with every chunk: the factory cache keys on
+    the space's state, so chunks share one factory (and a different space gets its own)."""
+    import pickle
+
+    from nasforge.scoring.sweep import _factory
+
+    sp = space()
+    twin = pickle.loads(pickle.dumps(sp))
+    assert twin is not sp
+    assert _factory(twin, TINY) is _factory(sp, TINY)
+    assert _factory(sp, {"C": 8, "N": 1}) is not _factory(sp, TINY)
+    darts = get_registry().space("darts")
+    assert not isinstance(_factory(darts, {"C": 4, "layers": 3}), NB201NetworkFactory)
