@@ -42,6 +42,11 @@ class Flops(SharedPassMetric):
     Counted from the dispatched aten ops (convolutions and matrix products; one
     multiply-add = 2 FLOPs), so any architecture is covered without per-layer formulas.
     Only the input shape of the batch is used; eval mode so batch-1 BatchNorm is legal.
+
+    A network that knows its count in closed form says so with
+    ``forward_flops(input_shape) -> float | None`` (FLOPs of one sample, counted as the
+    counter counts them; None where it cannot): NAS-Bench-201's do, which makes this ~50 ms
+    cheaper a network (tested equal to the counter).
     """
 
     info: ClassVar[MetricInfo] = MetricInfo(
@@ -55,6 +60,10 @@ class Flops(SharedPassMetric):
 
     def score_shared(self, passes: SharedPasses) -> float:
         x = passes.batch[0][:1]
+        closed_form = getattr(passes.model, "forward_flops", None)
+        flops = closed_form(tuple(x.shape[1:])) if callable(closed_form) else None
+        if flops is not None:
+            return float(flops) / 1e6
         counter = FlopCounterMode(display=False)
         with eval_mode(passes.model), torch.no_grad(), counter:
             passes.model(x)
