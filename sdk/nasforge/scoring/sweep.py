@@ -11,6 +11,7 @@ import inspect
 import json
 import os
 import pickle
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -71,25 +72,29 @@ def build_model(space: SearchSpace, g: Genotype, *, seed: int, build: dict[str, 
     return seeded_build(lambda: build_network(space, g, build), seed)
 
 
-#: This process's network factories, by space and build options: made once, reused by every
+#: This thread's network factories, by space and build options: made once, reused by every
 #: chunk (in-process sweeps run one chunk per genotype; a worker unpickles a new space
 #: object with every chunk, so the key is the space's pickled state, not its identity).
-#: A few, least recent dropped; each entry holds its space.
-_FACTORIES: dict[tuple[bytes | int, str], tuple[SearchSpace, NetworkFactory]] = {}
+#: Per thread, because a factory hands out one network object: two sweeps on two threads
+#: must not share it. A few, least recent dropped; each entry holds its space.
+_LOCAL = threading.local()
 
 
 def _factory(space: SearchSpace, build: dict[str, Any]) -> NetworkFactory:
+    factories: dict[tuple[bytes | int, str], tuple[SearchSpace, NetworkFactory]] = _LOCAL.__dict__.setdefault(
+        "factories", {}
+    )
     try:
         state: bytes | int = pickle.dumps(space)
     except Exception:  # an unpicklable space (in-process only): by identity  # noqa: BLE001
         state = id(space)
     key = (state, json.dumps(build, sort_keys=True, default=str))
-    entry = _FACTORIES.pop(key, None)
+    entry = factories.pop(key, None)
     if entry is None or (isinstance(state, int) and entry[0] is not space):
         entry = (space, network_factory(space, build))
-    _FACTORIES[key] = entry  # (re)inserted last: the most recent
-    while len(_FACTORIES) > 4:
-        del _FACTORIES[next(iter(_FACTORIES))]
+    factories[key] = entry  # (re)inserted last: the most recent
+    while len(factories) > 4:
+        del factories[next(iter(factories))]
     return entry[1]
 
 

@@ -143,3 +143,18 @@ def test_sweeps_reuse_one_factory_for_equal_spaces():
     assert _factory(sp, {"C": 8, "N": 1}) is not _factory(sp, TINY)
     darts = get_registry().space("darts")
     assert not isinstance(_factory(darts, {"C": 4, "layers": 3}), NB201NetworkFactory)
+
+
+def test_threads_get_their_own_factory():
+    """A factory hands out one network object, so two threads' sweeps must not share it."""
+    import threading
+
+    from nasforge.scoring.sweep import _factory
+
+    sp = space()
+    mine = _factory(sp, TINY)
+    seen = []
+    worker = threading.Thread(target=lambda: seen.append(_factory(sp, TINY)))
+    worker.start()
+    worker.join()
+    assert seen and seen[0] is not mine and _factory(sp, TINY) is mine
