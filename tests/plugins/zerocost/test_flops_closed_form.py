@@ -11,22 +11,12 @@ from __future__ import annotations
 import pytest
 import torch
 from torch import nn
+from zc_helpers import Opaque
 
 from nasforge import get_registry
 from nasforge.metric import MetricContext
 from nasforge.scoring import build_model
 from nasforge.scoring.scorer import score_model
-
-
-class Opaque(nn.Module):
-    """The same network without ``forward_flops``: counted by tracing."""
-
-    def __init__(self, inner: nn.Module) -> None:
-        super().__init__()
-        self.inner = inner
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.inner(x)
 
 
 def flops(model: nn.Module, shape: tuple[int, ...]) -> float:

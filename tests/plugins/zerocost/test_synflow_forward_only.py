@@ -14,6 +14,7 @@ import math
 import pytest
 import torch
 from torch import nn
+from zc_helpers import Opaque
 
 from nasforge import get_registry
 from nasforge.backends import is_monotone
@@ -22,17 +23,6 @@ from nasforge.scoring import build_model
 from nasforge.scoring.scorer import score_model
 
 TINY = {"C": 4, "N": 1, "num_classes": 10}
-
-
-class Opaque(nn.Module):
-    """The same network without the promise: scored by the general (backward) path."""
-
-    def __init__(self, inner: nn.Module) -> None:
-        super().__init__()
-        self.inner = inner
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.inner(x)
 
 
 def synflow(model: nn.Module) -> float:

@@ -17,6 +17,18 @@ from nasforge.registry import get_registry
 TINY = {"C": 4, "N": 1, "num_classes": 10}
 
 
+class Opaque(nn.Module):
+    """``inner`` with nothing but its forward: hides a network's promises and closed forms
+    (``nasforge_monotone``, ``forward_flops``), so metrics take their general path on it."""
+
+    def __init__(self, inner: nn.Module) -> None:
+        super().__init__()
+        self.inner = inner
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.inner(x)
+
+
 def nb201():
     return get_registry().space("nb201")
 
