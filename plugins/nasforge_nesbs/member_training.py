@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import attrs
 import torch
 from torch import nn
 
@@ -21,17 +20,9 @@ from nasforge.ensemble import MemberRecipe, train_network
 from nasforge.genotype import Genotype
 from nasforge.search_space import SearchSpace
 
-
-@attrs.frozen
-class MemberTraining:
-    """How each member is trained (defaults: a few seconds per small network on a CPU core)."""
-
-    epochs: int = 30
-    batch_size: int = 64
-    lr: float = 0.05
-    momentum: float = 0.9
-    weight_decay: float = 3e-4
-    grad_clip: float | None = 5.0
+#: How each member is trained: the core's recipe (defaults: a few seconds per small network
+#: on a CPU core), under the name this plugin and its benchmark have always used.
+MemberTraining = MemberRecipe
 
 
 def train_member(
@@ -55,7 +46,7 @@ def train_member(
         g,
         data,
         seed=seed,
-        recipe=MemberRecipe(**attrs.asdict(recipe)),
+        recipe=recipe,
         build_options=build_options,
         device=device,
     )

@@ -21,7 +21,7 @@ def eval_mode(model: nn.Module) -> Iterator[None]:
             m.training = training
 
 
-def identity(x: object, *_: object, **__: object) -> object:
+def _identity(x: object, *_: object, **__: object) -> object:
     return x
 
 
@@ -34,7 +34,7 @@ def batch_norm_removed(model: nn.Module) -> Iterator[None]:
     """
     bns = [m for m in model.modules() if isinstance(m, _BatchNorm)]
     for m in bns:
-        m.forward = identity  # type: ignore[method-assign]
+        m.forward = _identity  # type: ignore[method-assign]
     try:
         yield
     finally:

@@ -12,7 +12,7 @@ from torch.nn.modules.conv import _ConvNd
 from nasforge.backends import is_monotone, prunable_layers
 from nasforge.metric import MetricInfo
 from nasforge.scoring import SharedPasses, SharedPassMetric
-from nasforge_zerocost.modes import batch_norm_removed, identity
+from nasforge_zerocost.modes import batch_norm_removed
 
 
 class Synflow(SharedPassMetric):
@@ -76,46 +76,43 @@ class Synflow(SharedPassMetric):
 def _forward_only(model: torch.nn.Module, x: torch.Tensor) -> float:
     """The score of a monotone network: the tangent half of a batch-2 forward, no graph.
 
-    One walk over the modules silences BatchNorm, swaps every other parameter for its
-    float64 absolute value (and floating buffers for float64 copies) and hooks the
-    Conv/Linear layers; all of it is undone on the way out. (``functional_call`` does the same swap
-    generically, at several walks' cost: a third of the time on NAS-Bench-201.)
+    With BatchNorm silenced (:func:`batch_norm_removed`), one walk over the modules swaps
+    every other parameter for its float64 absolute value (and floating buffers for float64
+    copies) and hooks the Conv/Linear layers; all of it is undone on the way out.
+    (``functional_call`` does the same swap generically, at several walks' cost: a third of
+    the time on NAS-Bench-201.)
     """
     swaps: list[tuple[dict[str, torch.Tensor | None], str, torch.Tensor]] = []
     converted: dict[int, torch.Tensor] = {}  # tied parameters stay tied
-    bns: list[torch.nn.Module] = []
     handles = []
     try:
-        for m in model.modules():
-            if isinstance(m, _BatchNorm):  # removed: its tensors are never read
-                bns.append(m)
-                m.forward = identity  # type: ignore[method-assign]
-                continue
-            for table, absolute in ((m._parameters, True), (m._buffers, False)):
-                for name, t in table.items():
-                    if t is None or not t.is_floating_point():
-                        continue
-                    new = converted.get(id(t))
-                    if new is None:
-                        new = t.detach().to(torch.float64)
-                        new = converted[id(t)] = new.abs() if absolute else new
-                    swaps.append((table, name, t))
-                    table[name] = new
-            if isinstance(m, _ConvNd | torch.nn.Linear):
-                handles.append(m.register_forward_pre_hook(_tangent_in))
-                handles.append(m.register_forward_hook(_tangent_out))
-        ones = torch.ones((1, *x.shape[1:]), dtype=torch.float64, device=x.device)
-        pair = torch.cat([ones, torch.zeros_like(ones)])
-        if pair.dim() == 4:  # NHWC: CPU average pooling is ~4x faster on it (equal to rounding)
-            pair = pair.contiguous(memory_format=torch.channels_last)
-        with torch.no_grad():
-            out = model(pair)
-        return float(out[1].sum())
+        with batch_norm_removed(model):
+            for m in model.modules():
+                if isinstance(m, _BatchNorm):  # removed: its tensors are never read
+                    continue
+                for table, absolute in ((m._parameters, True), (m._buffers, False)):
+                    for name, t in table.items():
+                        if t is None or not t.is_floating_point():
+                            continue
+                        new = converted.get(id(t))
+                        if new is None:
+                            new = t.detach().to(torch.float64)
+                            new = converted[id(t)] = new.abs() if absolute else new
+                        swaps.append((table, name, t))
+                        table[name] = new
+                if isinstance(m, _ConvNd | torch.nn.Linear):
+                    handles.append(m.register_forward_pre_hook(_tangent_in))
+                    handles.append(m.register_forward_hook(_tangent_out))
+            ones = torch.ones((1, *x.shape[1:]), dtype=torch.float64, device=x.device)
+            pair = torch.cat([ones, torch.zeros_like(ones)])
+            if pair.dim() == 4:  # NHWC: CPU average pooling is ~4x faster on it (equal to rounding)
+                pair = pair.contiguous(memory_format=torch.channels_last)
+            with torch.no_grad():
+                out = model(pair)
+            return float(out[1].sum())
     finally:
         for h in handles:
             h.remove()
-        for m in bns:
-            del m.forward
         for table, name, t in reversed(swaps):
             table[name] = t
 
