@@ -49,8 +49,8 @@ from typing import Any
 import torch
 from records import RecordFile, code_version
 
-from nasforge.genotype import Genotype
-from nasforge.registry import get_registry
+from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.registry import get_registry
 from nasforge_darts.table_compare import TABLE_DATASETS, compare_on_table, table_accuracy
 
 STRATEGIES = {"darts": ("darts", {}), "prdarts[official-code]": ("prdarts", {"preset": "official-code"})}

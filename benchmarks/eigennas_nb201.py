@@ -48,11 +48,11 @@ import torch
 from records import RecordFile, code_version, run_and_record
 
 from nasforge import api
-from nasforge.budget import Budget
-from nasforge.experiment import Experiment
-from nasforge.registry import get_registry
-from nasforge.scoring import kendall
-from nasforge.spec import ExperimentSpec
+from nasforge.kernel.registry import get_registry
+from nasforge.run.budget import Budget
+from nasforge.run.experiment import Experiment
+from nasforge.run.spec import ExperimentSpec
+from nasforge.tools.scoring import kendall
 from nasforge_eigennas import EigenNas, ScoreSettings, draw_candidates, score_candidates
 from nasforge_nb201.space import NB201Space
 from nasforge_nb201.table import load_table, protocol_optimum

@@ -9,7 +9,7 @@ auxiliary head) so the run fits on one CPU core in a few minutes.
     python benchmarks/export_parity.py                 # 200 NB201 + 20 DARTS cells
     python benchmarks/export_parity.py --nb201 15 --darts 2
 
-Each export is checked twice (see :mod:`nasforge.export.onnx_export`): the file, which holds
+Each export is checked twice (see :mod:`nasforge.tools.export.onnx_export`): the file, which holds
 the network as built, and a throw-away probe copy with randomised BatchNorm statistics.
 Prints ``N/N passed``, the worst relative error (|diff| over the sample's largest logit),
 the worst absolute difference and the largest share of the tolerance (atol + rtol x |logits|)
@@ -35,9 +35,9 @@ import attrs
 import torch
 
 from nasforge.api import load_space
-from nasforge.cli import main as cli_main
-from nasforge.export import load_genotype
-from nasforge.genotype import Genotype
+from nasforge.kernel.genotype import Genotype
+from nasforge.tools.cli import main as cli_main
+from nasforge.tools.export import load_genotype
 
 #: ``--build-option`` values per space (none: the space's own defaults).
 BUILD_OPTIONS: dict[str, tuple[str, ...]] = {

@@ -6,7 +6,7 @@
     python benchmarks/fuzz_cli.py --case 417 --dump /tmp/c417   # ... and keep its files
 
 Each input is a command line (or a library call) plus the files it reads, generated from
-``(seed, index)`` alone, run through ``nasforge.cli.main(argv)`` in this process in its own
+``(seed, index)`` alone, run through ``nasforge.tools.cli.main(argv)`` in this process in its own
 empty directory. The promise checked is the README's: exit 0, or exit 2 with one line on
 stderr; never a traceback; a failed command leaves no new file. The generators, the
 harness and the judging live in ``tests/fuzz/`` and are shared with the CI subset

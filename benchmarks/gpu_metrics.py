@@ -33,8 +33,8 @@ from pathlib import Path
 import torch
 
 from nasforge import MetricContext, get_registry
-from nasforge.scoring import SharedPasses, SharedPassMetric, resolve_metrics, score_model
-from nasforge.seeding import seeded_build
+from nasforge.kernel.seeding import seeded_build
+from nasforge.tools.scoring import SharedPasses, SharedPassMetric, resolve_metrics, score_model
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import metrics_speed  # noqa: E402 - the sibling benchmark, for its reference comparison

@@ -28,7 +28,7 @@ from pathlib import Path
 import torch
 
 from nasforge import get_registry
-from nasforge.datasets import load_dataset
+from nasforge.kernel.datasets import load_dataset
 from nasforge_insight.convergence import ProbeSettings
 from nasforge_insight.published_cells import DARTS_V2
 from nasforge_insight.report import InsightSettings, run_insight

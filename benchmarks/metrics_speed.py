@@ -58,7 +58,8 @@ import torch
 import torch.nn.functional as F
 
 from nasforge import MetricContext, get_registry
-from nasforge.scoring import (
+from nasforge.kernel.seeding import seeded_build
+from nasforge.tools.scoring import (
     SharedPasses,
     SharedPassMetric,
     metric_label,
@@ -66,7 +67,6 @@ from nasforge.scoring import (
     score_model,
     spearman,
 )
-from nasforge.seeding import seeded_build
 
 REFERENCE = Path(__file__).resolve().parents[1] / ".." / "shared" / "peers" / "zero-cost-nas"
 #: the zero-cost-nas names of our metrics (the six proxies of its table)

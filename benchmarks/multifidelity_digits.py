@@ -46,11 +46,11 @@ import torch
 
 import nasforge
 from nasforge import Genotype, api
-from nasforge.atomic_files import atomic_write_text
-from nasforge.experiment import Experiment
-from nasforge.fidelity import at_full
-from nasforge.result import SearchOutcome
-from nasforge.scoring.stats import spearman
+from nasforge.kernel.fidelity import at_full
+from nasforge.kernel.files import atomic_write_text
+from nasforge.kernel.result import SearchOutcome
+from nasforge.run.experiment import Experiment
+from nasforge.tools.scoring.stats import spearman
 
 METHODS = ("random", "sh", "hyperband")
 

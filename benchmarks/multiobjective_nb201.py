@@ -34,8 +34,8 @@ from typing import Any
 import numpy as np
 
 from nasforge import api
-from nasforge.pareto import hypervolume, non_dominated
-from nasforge.result import SearchOutcome
+from nasforge.kernel.pareto import hypervolume, non_dominated
+from nasforge.kernel.result import SearchOutcome
 from nasforge_nb201.table import load_table
 
 OBJECTIVES = ("valid_accuracy:max", "latency_ms:min")
@@ -168,8 +168,8 @@ def report(args: argparse.Namespace, results: dict[str, dict[str, Any]]) -> None
 def plot(args: argparse.Namespace, results: dict[str, dict[str, Any]]) -> None:
     """Seed 0: nsga2's evaluated cells and front, mo-random's front, every table cell and
     the table's true front, on validation accuracy and latency."""
-    from nasforge.objectives import SearchGoal
-    from nasforge.pareto_plot import Series, plot_front
+    from nasforge.kernel.objectives import SearchGoal
+    from nasforge.tools.pareto_plot import Series, plot_front
 
     table = load_table()
     cells = np.column_stack(

@@ -50,9 +50,9 @@ import torch
 from records import RecordFile, code_version, run_and_record
 
 from nasforge import api
-from nasforge.budget import Budget
-from nasforge.experiment import Experiment
-from nasforge.spec import ExperimentSpec
+from nasforge.run.budget import Budget
+from nasforge.run.experiment import Experiment
+from nasforge.run.spec import ExperimentSpec
 from nasforge_hnas import Hnas, HnasSettings, PoolCache, PoolScorer
 from nasforge_hnas.pool import sample_genotypes
 from nasforge_nasi import Nasi

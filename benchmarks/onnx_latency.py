@@ -1,7 +1,7 @@
 """The ONNX latency objective on a few NB201 cells: median and spread, and what the cache saves.
 
 Each cell is exported as ``nasforge export`` writes it and timed with onnxruntime on this
-machine (one thread, batch 1, warm-up, median of repeats: :mod:`nasforge.export.latency`),
+machine (one thread, batch 1, warm-up, median of repeats: :mod:`nasforge.tools.export.latency`),
 first into an empty cache (export + timing), then again from the cache. Prints, per cell,
 the median and inter-quartile range in milliseconds and the seconds of the measured and
 the cached call, then the cache's speed-up, and checks the order a user relies on: the
@@ -23,7 +23,7 @@ import time
 import torch
 
 from nasforge.api import load_space
-from nasforge.latency_objective import LatencySettings, OnnxLatency
+from nasforge.tools.latency_objective import LatencySettings, OnnxLatency
 
 
 def uniform_cell(op: str) -> str:

@@ -13,7 +13,7 @@ their (different) protocol. Nothing here is tuned: every strategy runs on its de
 
 ``--plot FILE`` draws, per dataset, the reported test accuracy of the incumbent (the best
 cell by validation so far) against simulated training hours on a log axis: the median and
-the inter-quartile band over seeds (``nasforge.anytime``: each seed's step curve read on a
+the inter-quartile band over seeds (``nasforge.tools.anytime``: each seed's step curve read on a
 common grid), up to the hour the shortest run of that strategy ended. REA's first
 population is random samples drawn from the same seeds as random search's, so the two
 curves coincide until evolution starts.
@@ -32,9 +32,9 @@ from typing import Any
 import numpy as np
 
 from nasforge import api
-from nasforge.anytime import common_grid, quantile_band
-from nasforge.plot_files import plot_format, save_figure
-from nasforge.result import SearchOutcome
+from nasforge.kernel.result import SearchOutcome
+from nasforge.tools.anytime import common_grid, quantile_band
+from nasforge.tools.plot_files import plot_format, save_figure
 from nasforge_nb201.table import load_table, protocol_optimum
 
 #: Issue 10's target: REA's mean reported test accuracy on CIFAR-10, and above random.
@@ -73,7 +73,7 @@ PAPER_NOTES = {
 def incumbent_curve(outcome: SearchOutcome) -> tuple[np.ndarray, np.ndarray]:
     """(simulated hours at each trial's end, test accuracy of the best-by-validation cell so far).
 
-    Ties go to the earlier trial, as :func:`nasforge.result.best_trial` breaks them, so the
+    Ties go to the earlier trial, as :func:`nasforge.kernel.result.best_trial` breaks them, so the
     curve ends on the run's reported number.
     """
     hours, reported = [], []
@@ -167,7 +167,7 @@ def report(args: argparse.Namespace, results: dict[tuple[str, str], dict[str, An
 
 
 def plot(args: argparse.Namespace, results: dict[tuple[str, str], dict[str, Any]]) -> None:
-    from nasforge.optional import require
+    from nasforge.kernel.optional import require
 
     plt = require("matplotlib.pyplot", extra="plot", feature="anytime plots")
     table = load_table()

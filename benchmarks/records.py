@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from nasforge.atomic_files import atomic_write_text
+from nasforge.kernel.files import atomic_write_text
 
 
 def code_version(*packages: str) -> str:

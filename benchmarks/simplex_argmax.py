@@ -31,8 +31,8 @@ import time
 
 import torch
 
-from nasforge.datasets import TensorData, load_digits
-from nasforge.seeding import seeded_generator
+from nasforge.kernel.datasets import TensorData, load_digits
+from nasforge.kernel.seeding import seeded_generator
 from nasforge_simplex.act_mlp_space import ActMlpSpace
 from nasforge_simplex.consistency import consistency_report
 from nasforge_simplex.strategy import SimplexSearch

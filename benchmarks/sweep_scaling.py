@@ -37,8 +37,8 @@ import numpy as np
 import torch
 
 from nasforge import get_registry
-from nasforge.scoring import ScoreTable, oriented, sample_genotypes, score_genotypes, spearman
-from nasforge.scoring.parallel import SweepExecutor, make_sweep_executor
+from nasforge.tools.scoring import ScoreTable, oriented, sample_genotypes, score_genotypes, spearman
+from nasforge.tools.scoring.parallel import SweepExecutor, make_sweep_executor
 
 SIX = "grad_norm,snip,grasp,fisher,jacob_cov,synflow"
 TABLE = Path(__file__).resolve().parents[2] / "shared" / "data" / "nb201" / "nb201_full.csv"

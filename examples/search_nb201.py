@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from nasforge import api
-from nasforge.export import export_genotype, export_onnx
+from nasforge.tools.export import export_genotype, export_onnx
 
 out = Path(sys.argv[1] if len(sys.argv) > 1 else "example-out")
 outcome = api.search(

@@ -13,7 +13,7 @@ import json
 import attrs
 import pytest
 
-from nasforge.cli import main
+from nasforge.tools.cli import main
 
 
 def one_line(stderr: str) -> str:

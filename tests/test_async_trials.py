@@ -17,10 +17,14 @@ from typing import Any
 import pytest
 
 from nasforge import api, get_registry
-from nasforge.budget import Budget
-from nasforge.errors import JournalError, NasforgeError
-from nasforge.evaluator import Evaluator
-from nasforge.executors import (
+from nasforge.kernel.errors import JournalError, NasforgeError
+from nasforge.kernel.evaluator import Evaluator
+from nasforge.kernel.fidelity import Proposal
+from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.result import Result
+from nasforge.kernel.testing.toy import ToyEvaluator
+from nasforge.run.budget import Budget
+from nasforge.run.executors import (
     RETRIES_KEY,
     Done,
     Executor,
@@ -28,13 +32,9 @@ from nasforge.executors import (
     InProcessExecutor,
     ProcessPoolExecutor,
 )
-from nasforge.experiment import Experiment
-from nasforge.fidelity import Proposal
-from nasforge.genotype import Genotype
-from nasforge.journal import JournalReader, journal_path
-from nasforge.result import Result
-from nasforge.spec import ExperimentSpec
-from nasforge.testing.toy import ToyEvaluator
+from nasforge.run.experiment import Experiment
+from nasforge.run.journal import JournalReader, journal_path
+from nasforge.run.spec import ExperimentSpec
 
 REA = {"population_size": 5, "sample_size": 2}
 

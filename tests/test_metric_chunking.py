@@ -16,7 +16,7 @@ import torch
 from torch import nn
 
 from nasforge import MetricContext, get_registry
-from nasforge.scoring import SharedPasses
+from nasforge.tools.scoring import SharedPasses
 from nasforge_zerocost.catalogue import BY_NAME
 
 CTX = MetricContext()

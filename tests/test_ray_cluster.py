@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from nasforge.journal import journal_path
+from nasforge.run.journal import journal_path
 from tests.cli_run import one_line
 
 SEARCH = (
@@ -210,7 +210,7 @@ def test_ray_task_whose_worker_died_is_retried_and_recorded(tmp_path: Path) -> N
     alone after ``retries``; either way the search goes on, asynchronously here."""
     pytest.importorskip("ray")
     from nasforge import api, get_registry
-    from nasforge.executors import RETRIES_KEY
+    from nasforge.run.executors import RETRIES_KEY
     from nasforge_ray import RayExecutor
     from tests.test_async_trials import KillFirstRun
 

@@ -20,7 +20,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from nasforge import MetricContext, get_registry
-from nasforge.scoring import SharedPasses, score_model
+from nasforge.tools.scoring import SharedPasses, score_model
 from nasforge_zerocost.catalogue import BY_NAME
 
 SIX = ("grad_norm", "snip", "grasp", "fisher", "jacob_cov", "synflow")

@@ -17,12 +17,13 @@ import numpy as np
 import pytest
 import torch
 
-from nasforge.executors import Executor, evaluate_safely
-from nasforge.genotype import Genotype
-from nasforge.registry import get_registry
-from nasforge.scoring import ScoreCache, ScoreKey, ScoreTable, sample_genotypes, score_genotypes
-from nasforge.scoring.outcome import MetricScore
-from nasforge.scoring.parallel import (
+from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.registry import get_registry
+from nasforge.kernel.testing.toy import ToySpace
+from nasforge.run.executors import Executor, evaluate_safely
+from nasforge.tools.scoring import ScoreCache, ScoreKey, ScoreTable, sample_genotypes, score_genotypes
+from nasforge.tools.scoring.outcome import MetricScore
+from nasforge.tools.scoring.parallel import (
     ExecutorSweep,
     InProcessSweep,
     ProcessSweep,
@@ -31,7 +32,6 @@ from nasforge.scoring.parallel import (
     make_sweep_executor,
     map_chunks,
 )
-from nasforge.testing.toy import ToySpace
 from tests.cli_run import run_main
 
 TOY_METRICS = ["synflow", "grad_norm", "snip", "params"]
@@ -116,7 +116,7 @@ def test_default_chunks_are_several_per_worker_and_bounded() -> None:
     ],
 )
 def test_bad_runner_choices_are_refused(kwargs: dict[str, Any], needle: str) -> None:
-    from nasforge.errors import NasforgeError
+    from nasforge.kernel.errors import NasforgeError
 
     with pytest.raises(NasforgeError, match=needle):
         make_sweep_executor(**kwargs)
@@ -134,7 +134,7 @@ class _MapOnly(Executor):
 def test_any_registered_executor_runs_sweeps_through_the_adapter() -> None:
     """Chunks as evaluations: the core's own process executor (submit/next_done) and an
     executor with only map give the in-process results, in order."""
-    from nasforge.executors import InProcessExecutor
+    from nasforge.run.executors import InProcessExecutor
 
     for executor in (_MapOnly(), InProcessExecutor()):
         assert map_chunks(ExecutorSweep(executor), _double, 3, list(range(7)), per_task=2) == [
@@ -147,7 +147,7 @@ def _fails(_job: Any, _chunk: list[Any]) -> list[Any]:
 
 
 def test_a_failed_chunk_fails_the_sweep_in_one_line() -> None:
-    from nasforge.errors import NasforgeError
+    from nasforge.kernel.errors import NasforgeError
 
     with pytest.raises(NasforgeError, match="a sweep task failed: RuntimeError: boom"):
         map_chunks(ExecutorSweep(_MapOnly()), _fails, None, [1, 2])

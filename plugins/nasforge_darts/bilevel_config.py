@@ -11,8 +11,17 @@ from typing import Any
 import attrs
 import torch
 
-from nasforge.option_types import MAX_COUNT, OptionError, as_dict, as_float, as_tuple, in_range, show, typed
-from nasforge.training import AdamConfig, SGDConfig
+from nasforge.kernel.option_types import (
+    MAX_COUNT,
+    OptionError,
+    as_dict,
+    as_float,
+    as_tuple,
+    in_range,
+    show,
+    typed,
+)
+from nasforge.run.training import AdamConfig, SGDConfig
 
 _count = [typed, in_range(ge=1, le=MAX_COUNT)]
 
@@ -22,7 +31,7 @@ class BilevelConfig:
     """Alternating weight / architecture optimisation (DARTS's defaults).
 
     Every field is checked for its type (an int is never a bool, a number is finite) and
-    range, with :class:`~nasforge.option_types.OptionError`, because each is settable
+    range, with :class:`~nasforge.kernel.option_types.OptionError`, because each is settable
     from the command line and recorded in a journal a later ``resume`` reads back.
     """
 

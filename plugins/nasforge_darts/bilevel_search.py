@@ -20,17 +20,16 @@ import torch
 import torch.nn.functional as F
 from rich.console import Console
 
-from nasforge.backends import resolve_device
-from nasforge.datasets import TensorData, network_options
-from nasforge.genotype import Genotype
-from nasforge.option_types import OptionError
-from nasforge.registry import Registry
-from nasforge.result import Result, SearchOutcome, Trial
-from nasforge.search_space import SUPERNET, SearchSpace
-from nasforge.seeding import seeded_build, seeded_generator
-from nasforge.strategy import OneShotStrategy
-from nasforge.supernet import as_supernet, supernet_option_names
-from nasforge.training import (
+from nasforge.kernel.datasets import TensorData, network_options
+from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.option_types import OptionError
+from nasforge.kernel.registry import Registry
+from nasforge.kernel.result import Result, SearchOutcome, Trial
+from nasforge.kernel.search_space import SUPERNET, SearchSpace
+from nasforge.kernel.seeding import seeded_build, seeded_generator
+from nasforge.kernel.strategy import OneShotStrategy
+from nasforge.kernel.supernet import as_supernet, supernet_option_names
+from nasforge.run.training import (
     CosineSchedule,
     clip_gradients,
     evaluate,
@@ -38,6 +37,7 @@ from nasforge.training import (
     run_epochs,
     set_lr,
 )
+from nasforge.tools.backends import resolve_device
 from nasforge_darts.bilevel_config import BilevelConfig
 from nasforge_darts.search_data import search_splits
 from nasforge_darts.supernet_view import SupernetView

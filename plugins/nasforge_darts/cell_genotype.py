@@ -1,6 +1,6 @@
 """The structured view of a DARTS genotype: two cells of (op, input) pairs.
 
-nasforge's :class:`~nasforge.genotype.Genotype` holds a flat tuple so every space
+nasforge's :class:`~nasforge.kernel.genotype.Genotype` holds a flat tuple so every space
 serialises alike; this class is the shape the networks and the DARTS text form need.
 The flat order is ``op, input, op, input, ...`` for the 8 normal edges, then the 8 reduce
 edges; the concatenated nodes are fixed to 2..5 and therefore not stored.
@@ -13,7 +13,7 @@ from typing import Any
 
 import attrs
 
-from nasforge.errors import InvalidGenotypeError
+from nasforge.kernel.errors import InvalidGenotypeError
 from nasforge_darts.primitives import CELL_OPS, EDGES_PER_NODE, INPUTS, STEPS
 
 Edge = tuple[str, int]

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 
 import attrs
 
-from nasforge.supernet_topology import OpSet
+from nasforge.kernel.supernet_topology import OpSet
 
 
 @attrs.frozen

@@ -10,7 +10,7 @@ through the supernet, so none of them needs the constants of :mod:`primitives`.
 
 from __future__ import annotations
 
-from nasforge.supernet_topology import CellTopology, OpSet, TopKInputs
+from nasforge.kernel.supernet_topology import CellTopology, OpSet, TopKInputs
 from nasforge_darts.primitives import (
     CELL_TYPES,
     CONCAT,

@@ -3,7 +3,7 @@
 The data is read from the python-pickle layout the CIFAR site ships
 (``cifar-10-python.tar.gz`` unpacked: ``cifar-10-batches-py/data_batch_1..5`` and
 ``test_batch``); nothing is ever downloaded, and a missing or damaged directory is one
-line (:class:`~nasforge.errors.NasforgeError`). The batch files are pickles, so they are
+line (:class:`~nasforge.kernel.errors.NasforgeError`). The batch files are pickles, so they are
 read with an unpickler that only rebuilds what those files hold (dicts, lists, bytes,
 numbers and numpy arrays of numbers): a foreign file placed there cannot run code.
 
@@ -23,8 +23,8 @@ import attrs
 import numpy as np
 import torch
 
-from nasforge.datasets import TensorData
-from nasforge.errors import NasforgeError
+from nasforge.kernel.datasets import TensorData
+from nasforge.kernel.errors import NasforgeError
 
 #: The directory the CIFAR-10 python tarball unpacks to.
 BATCHES_DIR = "cifar-10-batches-py"

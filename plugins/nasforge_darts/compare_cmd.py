@@ -19,12 +19,12 @@ import torch
 import typer
 from rich.table import Table
 
-from nasforge import defaults
-from nasforge.atomic_files import atomic_write_text
-from nasforge.cli.common_options import command_registry
-from nasforge.cli.options import parse_options
-from nasforge.cli.output import json_document, out_console, print_json
-from nasforge.errors import NasforgeError
+from nasforge.kernel.errors import NasforgeError
+from nasforge.kernel.files import atomic_write_text
+from nasforge.run import defaults
+from nasforge.tools.cli.common_options import command_registry
+from nasforge.tools.cli.options import parse_options
+from nasforge.tools.cli.output import json_document, out_console, print_json
 from nasforge_darts.table_compare import TABLE_DATASETS, compare_on_table, summarise, without_zero_rows
 
 

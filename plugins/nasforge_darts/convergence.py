@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import torch
 
-from nasforge.supernet_topology import CellTopology
+from nasforge.kernel.supernet_topology import CellTopology
 
 VARIANTS = ("literal", "chain")
 

@@ -13,7 +13,7 @@ import attrs
 import torch
 import torch.nn.functional as F
 
-from nasforge.option_types import as_float, in_range, one_of
+from nasforge.kernel.option_types import as_float, in_range, one_of
 from nasforge_darts.bilevel_config import BilevelConfig
 from nasforge_darts.bilevel_search import Batch, BilevelSearch, StepContext, Weights
 from nasforge_darts.convergence import convergence_factor

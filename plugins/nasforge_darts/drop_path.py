@@ -10,7 +10,7 @@ def drop_path(x: torch.Tensor, drop_prob: float, generator: torch.Generator | No
 
     Rescaling by ``1 / keep`` keeps the expected output unchanged, so evaluation (no drop)
     sees the same scale as training. Without ``generator`` the mask comes from the
-    generator of the enclosing :class:`nasforge.seeding.LocalRandomness` block (how the
+    generator of the enclosing :class:`nasforge.kernel.seeding.LocalRandomness` block (how the
     short-train evaluator trains), else from torch's default one.
     """
     if not 0.0 <= drop_prob < 1.0:

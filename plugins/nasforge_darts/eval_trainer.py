@@ -17,8 +17,8 @@ momentum 0.9, wd 3e-4, clip 5; DARTS-V2's 2.76 % test error in its Table 1).
 ``paper`` and nothing else changed.
 
 Randomness never touches torch's global generators: the weights come from the seed
-(:func:`nasforge.seeding.seeded_build`), the batch order and the augmentation draws from
-explicit CPU generators, drop-path masks from a :class:`~nasforge.seeding.LocalRandomness`
+(:func:`nasforge.kernel.seeding.seeded_build`), the batch order and the augmentation draws from
+explicit CPU generators, drop-path masks from a :class:`~nasforge.kernel.seeding.LocalRandomness`
 entered around each forward pass. With ``out``, a checkpoint (weights, optimiser, the
 generators' states, the per-epoch history) is written atomically after every epoch, so a
 killed run started again with the same arguments continues where it stopped.
@@ -40,14 +40,22 @@ import torch.nn.functional as F
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from nasforge.atomic_files import atomic_path
-from nasforge.backends import resolve_device
-from nasforge.datasets import load_digits, network_options
-from nasforge.errors import NasforgeError
-from nasforge.genotype import Genotype
-from nasforge.option_types import MAX_COUNT, OptionError, as_float, check_options, in_range, show, typed
-from nasforge.seeding import LocalRandomness, seeded_build, seeded_generator
-from nasforge.training import CosineSchedule, SGDConfig, set_lr
+from nasforge.kernel.datasets import load_digits, network_options
+from nasforge.kernel.errors import NasforgeError
+from nasforge.kernel.files import atomic_path
+from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.option_types import (
+    MAX_COUNT,
+    OptionError,
+    as_float,
+    check_options,
+    in_range,
+    show,
+    typed,
+)
+from nasforge.kernel.seeding import LocalRandomness, seeded_build, seeded_generator
+from nasforge.run.training import CosineSchedule, SGDConfig, set_lr
+from nasforge.tools.backends import resolve_device
 from nasforge_darts.cifar_local import ImageSplits, augment, eval_transform
 from nasforge_darts.counting import count_parameters
 from nasforge_darts.cutout import cutout

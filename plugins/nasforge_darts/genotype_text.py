@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from nasforge.errors import InvalidGenotypeError
+from nasforge.kernel.errors import InvalidGenotypeError
 from nasforge_darts.cell_genotype import CellGenotype, Edge
 from nasforge_darts.primitives import CONCAT, INPUTS, STEPS
 

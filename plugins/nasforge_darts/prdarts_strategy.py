@@ -23,8 +23,8 @@ from typing import Any, ClassVar
 import torch
 import torch.nn.functional as F
 
-from nasforge.supernet_topology import OpSet
-from nasforge.training import LinearSchedule
+from nasforge.kernel.supernet_topology import OpSet
+from nasforge.run.training import LinearSchedule
 from nasforge_darts.bilevel_config import BilevelConfig
 from nasforge_darts.bilevel_search import Batch, BilevelSearch, StepContext, Weights
 from nasforge_darts.convergence import convergence_factor

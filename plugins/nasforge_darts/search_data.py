@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from nasforge.datasets import TensorData, load_dataset
-from nasforge.errors import NasforgeError
-from nasforge.registry import Registry, get_registry
+from nasforge.kernel.datasets import TensorData, load_dataset
+from nasforge.kernel.errors import NasforgeError
+from nasforge.kernel.registry import Registry, get_registry
 
 
 def search_splits(

@@ -12,7 +12,7 @@ when ``sparse`` is set or the weights need no gradient; otherwise every op runs,
 straight-through gradient reaches the ops a sample switched off. The zero op never runs
 (its output, and so its gradient, is always zero).
 
-It follows the core's supernet contract (:mod:`nasforge.supernet`) with the two cells of
+It follows the core's supernet contract (:mod:`nasforge.kernel.supernet`) with the two cells of
 :data:`~nasforge_darts.cell_topology.TOPOLOGY`.
 """
 
@@ -25,9 +25,9 @@ import torch
 from attrs import validators as v
 from torch import nn
 
-from nasforge.genotype import Genotype
-from nasforge.supernet import KeptCells, SupernetMixin
-from nasforge.supernet_topology import CellTopology, KeptEdge
+from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.supernet import KeptCells, SupernetMixin
+from nasforge.kernel.supernet_topology import CellTopology, KeptEdge
 from nasforge_darts.cell_genotype import CellGenotype
 from nasforge_darts.cell_topology import TOPOLOGY
 from nasforge_darts.ops import FactorizedReduce, ReLUConvBN, make_op

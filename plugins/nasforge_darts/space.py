@@ -14,10 +14,10 @@ from typing import Any, ClassVar
 import torch
 from torch import nn
 
-from nasforge.errors import InvalidGenotypeError
-from nasforge.genotype import Genotype
-from nasforge.option_types import OptionError, check_options, first_line
-from nasforge.search_space import (
+from nasforge.kernel.errors import InvalidGenotypeError
+from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.option_types import OptionError, check_options, first_line
+from nasforge.kernel.search_space import (
     BUILD,
     ENCODE,
     MUTATE,

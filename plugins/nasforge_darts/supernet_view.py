@@ -1,6 +1,6 @@
 """A contract supernet as DARTS and PR-DARTS use it: their forward, derivation and statistics.
 
-Everything here goes through the core's supernet contract (:mod:`nasforge.supernet`):
+Everything here goes through the core's supernet contract (:mod:`nasforge.kernel.supernet`):
 the architecture tensors and their cell topologies, the forward with explicit edge
 weights, the rule-driven derivation and the one-hot weights of a genotype. Nothing is
 specific to a space, so the strategies search any space whose ``supernet()`` follows the
@@ -14,9 +14,9 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from nasforge.genotype import Genotype
-from nasforge.supernet import Supernet
-from nasforge.supernet_topology import CellTopology
+from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.supernet import Supernet
+from nasforge.kernel.supernet_topology import CellTopology
 from nasforge_darts.cell_stats import CellStats, cell_stats
 
 

@@ -9,7 +9,7 @@ The space, the table evaluator and the training data are names, defaulting to th
 core's defaults (the NAS-Bench-201 space and table): this plugin meets the benchmark
 only through the registry and the supernet contract, never by importing it. The registry
 is the caller's (``nasforge darts-compare`` passes the invocation's), and the strategies
-are handed it as a run hands it to them (:func:`nasforge.spec.construct`).
+are handed it as a run hands it to them (:func:`nasforge.run.spec.construct`).
 """
 
 from __future__ import annotations
@@ -21,13 +21,13 @@ from typing import Any
 import attrs
 import torch
 
-from nasforge import defaults
-from nasforge.datasets import load_dataset
-from nasforge.registry import Registry, get_registry
-from nasforge.search_space import SearchSpace
-from nasforge.seeding import seeded_build
-from nasforge.spec import construct
-from nasforge.supernet import as_supernet
+from nasforge.kernel.datasets import load_dataset
+from nasforge.kernel.registry import Registry, get_registry
+from nasforge.kernel.search_space import SearchSpace
+from nasforge.kernel.seeding import seeded_build
+from nasforge.kernel.supernet import as_supernet
+from nasforge.run import defaults
+from nasforge.run.spec import construct
 from nasforge_darts.supernet_view import SupernetView
 
 #: Datasets of the default table (NAS-Bench-201's three), each looked up per derived cell.

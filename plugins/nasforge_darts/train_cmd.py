@@ -22,15 +22,15 @@ from typing import Annotated
 import torch
 import typer
 
-from nasforge.atomic_files import atomic_write_text
-from nasforge.backends import resolve_device
-from nasforge.cli.common_options import Quiet, command_registry
-from nasforge.cli.options import parse_options
-from nasforge.cli.output import err_console, json_document, out_console, print_json
-from nasforge.errors import NasforgeError
-from nasforge.export import resolve_genotype
-from nasforge.genotype import Genotype
-from nasforge.registry import Registry
+from nasforge.kernel.errors import NasforgeError
+from nasforge.kernel.files import atomic_write_text
+from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.registry import Registry
+from nasforge.tools.backends import resolve_device
+from nasforge.tools.cli.common_options import Quiet, command_registry
+from nasforge.tools.cli.options import parse_options
+from nasforge.tools.cli.output import err_console, json_document, out_console, print_json
+from nasforge.tools.export import resolve_genotype
 from nasforge_darts.cifar_local import BATCHES_DIR, ImageSplits, load_cifar10
 from nasforge_darts.eval_trainer import digits_splits, train_derived, train_settings
 from nasforge_darts.published import PUBLISHED

@@ -26,15 +26,15 @@ from typing import Any, ClassVar
 
 import attrs
 
-from nasforge.datasets import ComponentLookup, TensorData, load_dataset, network_options
-from nasforge.defaults import TRAINING_DATASET
-from nasforge.errors import NasforgeError
-from nasforge.evaluator import Evaluator
-from nasforge.fidelity import asked_budget, should_stop
-from nasforge.genotype import Genotype
-from nasforge.option_types import OptionError
-from nasforge.result import Objective, Result
-from nasforge.search_space import BUILD, SearchSpace
+from nasforge.kernel.datasets import ComponentLookup, TensorData, load_dataset, network_options
+from nasforge.kernel.errors import NasforgeError
+from nasforge.kernel.evaluator import Evaluator
+from nasforge.kernel.fidelity import asked_budget, should_stop
+from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.option_types import OptionError
+from nasforge.kernel.result import Objective, Result
+from nasforge.kernel.search_space import BUILD, SearchSpace
+from nasforge.run.defaults import TRAINING_DATASET
 from nasforge_darts.cifar_local import ImageSplits
 from nasforge_darts.eval_trainer import EvalTrainSettings, train_derived, train_settings
 

@@ -18,9 +18,9 @@ from __future__ import annotations
 import math
 from typing import ClassVar
 
-from nasforge.backends import OUTPUTS, KernelSpec
-from nasforge.metric import MetricInfo
-from nasforge.scoring import SharedPasses, SharedPassMetric
+from nasforge.kernel.metric import MetricInfo
+from nasforge.tools.backends import OUTPUTS, KernelSpec
+from nasforge.tools.scoring import SharedPasses, SharedPassMetric
 from nasforge_eigennas.kernel_recursion import VARIANTS, ntk_diagonal
 from nasforge_eigennas.network import MLPNetwork
 

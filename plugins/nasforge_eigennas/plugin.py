@@ -15,7 +15,7 @@ from typing import Any
 from rich.console import Console
 
 from nasforge import hookimpl
-from nasforge.atomic_files import atomic_write_text
+from nasforge.kernel.files import atomic_write_text
 from nasforge_eigennas.metrics import EigenNasTrace, InfiniteWidthTrace
 from nasforge_eigennas.space import MLPResSpace
 from nasforge_eigennas.strategy import EigenNas

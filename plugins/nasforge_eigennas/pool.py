@@ -1,6 +1,6 @@
 """Eigen-NAS's candidate pool: draw it, score it training-free, rank it.
 
-Scoring goes through the core's scorer (:func:`nasforge.scoring.score_genotypes`): each
+Scoring goes through the core's scorer (:func:`nasforge.tools.scoring.score_genotypes`): each
 candidate built from the same initialisation seed, scored on one fixed batch in train
 mode, through the shared-pass kernels (so ``eigennas_trace`` and KNAS's MGM cost one
 Jacobian together) and the disk score cache, keyed by the metric's name and version, the
@@ -22,11 +22,11 @@ from typing import Any
 
 import attrs
 
-from nasforge.datasets import TensorData, network_options
-from nasforge.genotype import Genotype
-from nasforge.registry import Registry
-from nasforge.scoring import ScoreTable, fixed_batch, resolve_metrics, score_genotypes
-from nasforge.search_space import ENUMERATE, SearchSpace
+from nasforge.kernel.datasets import TensorData, network_options
+from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.registry import Registry
+from nasforge.kernel.search_space import ENUMERATE, SearchSpace
+from nasforge.tools.scoring import ScoreTable, fixed_batch, resolve_metrics, score_genotypes
 from nasforge_eigennas.settings import ScoreSettings
 
 Progress = Callable[[int, int], None]

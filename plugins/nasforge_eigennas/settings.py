@@ -12,7 +12,7 @@ from typing import Any, Literal
 import attrs
 from attrs import validators as v
 
-from nasforge.option_types import MAX_COUNT
+from nasforge.kernel.option_types import MAX_COUNT
 
 Labels = Literal["true", "random"]
 

@@ -23,7 +23,7 @@ from typing import ClassVar
 import torch
 
 from nasforge import Genotype, InvalidGenotypeError, SearchSpace
-from nasforge.search_space import BUILD, ENCODE, ENUMERATE, MUTATE, NEIGHBOURS, SAMPLE, SUPERNET
+from nasforge.kernel.search_space import BUILD, ENCODE, ENUMERATE, MUTATE, NEIGHBOURS, SAMPLE, SUPERNET
 from nasforge_eigennas.activations import ACTIVATIONS, ActivationSet
 from nasforge_eigennas.bounds import Bounds, theorem1, theorem2
 from nasforge_eigennas.kernel_recursion import Variant, ntk_diagonal

@@ -29,14 +29,14 @@ from typing import Any, ClassVar
 
 from rich.table import Table
 
-from nasforge.genotype import Genotype
-from nasforge.option_types import OptionError
-from nasforge.progress_log import ProgressLog
-from nasforge.registry import Registry
-from nasforge.result import Objective, Result
-from nasforge.scoring import metric_label, resolve_metrics
-from nasforge.search_space import BUILD, SAMPLE, SearchSpace
-from nasforge.strategy import Strategy
+from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.option_types import OptionError
+from nasforge.kernel.progress_log import ProgressLog
+from nasforge.kernel.registry import Registry
+from nasforge.kernel.result import Objective, Result
+from nasforge.kernel.search_space import BUILD, SAMPLE, SearchSpace
+from nasforge.kernel.strategy import Strategy
+from nasforge.tools.scoring import metric_label, resolve_metrics
 from nasforge_eigennas.pool import Ranked, draw_candidates, rank_candidates, score_candidates
 from nasforge_eigennas.settings import Labels, ScoreSettings
 

@@ -25,23 +25,23 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from nasforge import defaults
-from nasforge.budget import Budget
-from nasforge.cli.common_options import (
+from nasforge.kernel.datasets import load_dataset, network_options
+from nasforge.kernel.errors import NasforgeError
+from nasforge.run import defaults
+from nasforge.run.budget import Budget
+from nasforge.run.experiment import Experiment
+from nasforge.run.spec import ExperimentSpec
+from nasforge.tools.cli.common_options import (
     Quiet,
     RayAddress,
     SweepExecutorOption,
     SweepWorkers,
     command_registry,
 )
-from nasforge.cli.options import parse_options
-from nasforge.cli.output import err_console, out_console, print_json
-from nasforge.datasets import load_dataset, network_options
-from nasforge.errors import NasforgeError
-from nasforge.experiment import Experiment
-from nasforge.export import export_bundle
-from nasforge.scoring import make_sweep_executor
-from nasforge.spec import ExperimentSpec
+from nasforge.tools.cli.options import parse_options
+from nasforge.tools.cli.output import err_console, out_console, print_json
+from nasforge.tools.export import export_bundle
+from nasforge.tools.scoring import make_sweep_executor
 from nasforge_hnas.pool import PoolScorer
 
 

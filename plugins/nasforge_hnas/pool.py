@@ -12,7 +12,7 @@ zero-cost GraSP cannot make κ/M negative and win the arg-min. A metric that can
 read that way is refused when the scorer is made (:func:`unfit_for_m`).
 
 Scoring a pool is a metric sweep: :meth:`PoolScorer.fill` runs it on the scorer's
-``executor`` (:mod:`nasforge.scoring.parallel`: in this process, a process pool or Ray), in
+``executor`` (:mod:`nasforge.tools.scoring.parallel`: in this process, a process pool or Ray), in
 chunks, with the same networks on the same batch whatever runs them; the cache is read
 and written by the scorer's process only.
 
@@ -35,14 +35,14 @@ import numpy as np
 import torch
 
 import nasforge
-from nasforge.backends import KernelSpec
-from nasforge.genotype import Genotype
-from nasforge.metric import Metric, MetricContext, MetricInfo
-from nasforge.option_types import OptionError
-from nasforge.registry import Registry
-from nasforge.scoring import InProcessSweep, SweepExecutor, fixed_batch, map_chunks, resolve_metrics
-from nasforge.search_space import SearchSpace
-from nasforge.seeding import seeded_build
+from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.metric import Metric, MetricContext, MetricInfo
+from nasforge.kernel.option_types import OptionError
+from nasforge.kernel.registry import Registry
+from nasforge.kernel.search_space import SearchSpace
+from nasforge.kernel.seeding import seeded_build
+from nasforge.tools.backends import KernelSpec
+from nasforge.tools.scoring import InProcessSweep, SweepExecutor, fixed_batch, map_chunks, resolve_metrics
 from nasforge_hnas.pool_cache import PoolCache
 from nasforge_hnas.pool_metrics import PoolMetrics, measure
 from nasforge_hnas.pool_settings import M_TRACE, PoolSettings
@@ -97,8 +97,8 @@ class PoolScorer:
 
     ``registry`` resolves a named metric (any but :data:`M_TRACE`) and a named dataset
     (any but ``gaussian``), through the core's scoring helpers
-    (:func:`nasforge.scoring.resolve_metrics`, :func:`nasforge.scoring.fixed_batch`, which
-    loads with :func:`nasforge.datasets.load_dataset`): a run's scorer gets the run's
+    (:func:`nasforge.tools.scoring.resolve_metrics`, :func:`nasforge.tools.scoring.fixed_batch`, which
+    loads with :func:`nasforge.kernel.datasets.load_dataset`): a run's scorer gets the run's
     registry. Without one (a direct Python caller), those helpers take the process-wide
     registry, as the pool always did.
 

@@ -17,8 +17,8 @@ import attrs
 import torch
 from torch import nn
 
-from nasforge.backends import KernelSpec, empirical_ntk, spectrum
-from nasforge.metric import Metric, MetricContext
+from nasforge.kernel.metric import Metric, MetricContext
+from nasforge.tools.backends import KernelSpec, empirical_ntk, spectrum
 
 
 @attrs.frozen

@@ -14,7 +14,7 @@ from typing import Any
 import attrs
 from attrs import validators as v
 
-from nasforge.backends import BN_MODES, OUTPUTS, PARAM_SETS, KernelSpec, kernel_preset
+from nasforge.tools.backends import BN_MODES, OUTPUTS, PARAM_SETS, KernelSpec, kernel_preset
 
 
 def _shape(value: Any) -> tuple[int, ...]:

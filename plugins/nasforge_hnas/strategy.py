@@ -13,13 +13,13 @@ from __future__ import annotations
 import random
 from typing import Any, ClassVar
 
-from nasforge.genotype import Genotype
-from nasforge.option_types import OptionError
-from nasforge.progress_log import ProgressLog
-from nasforge.registry import Registry
-from nasforge.result import Objective, Result
-from nasforge.search_space import BUILD, SAMPLE, SearchSpace
-from nasforge.strategy import Strategy
+from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.option_types import OptionError
+from nasforge.kernel.progress_log import ProgressLog
+from nasforge.kernel.registry import Registry
+from nasforge.kernel.result import Objective, Result
+from nasforge.kernel.search_space import BUILD, SAMPLE, SearchSpace
+from nasforge.kernel.strategy import Strategy
 from nasforge_hnas.loop import HnasLoop, Proposal
 from nasforge_hnas.pool import PoolScorer, ScoredPool, sample_genotypes
 from nasforge_hnas.pool_cache import PoolCache
@@ -46,7 +46,7 @@ class Hnas(Strategy):
         and the journal (``-o steps=20 -o pool_size=500``; ``settings.FLAT_OPTIONS`` lists them),
         which build the same settings. Not both: one would silently override the other.
 
-        ``registry`` is the run's (a run hands it over, see ``nasforge.spec.construct``): the
+        ``registry`` is the run's (a run hands it over, see ``nasforge.run.spec.construct``): the
         pool looks up a named metric and dataset there, so a caller's own registry is the one
         used. Without one, the pool takes the core scoring helpers' default (process-wide)."""
         super().__init__(space, objective=objective, seed=seed)

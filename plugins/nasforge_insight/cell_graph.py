@@ -20,7 +20,7 @@ from collections.abc import Iterable
 
 import attrs
 
-from nasforge.supernet_topology import KeptEdge
+from nasforge.kernel.supernet_topology import KeptEdge
 
 
 def _edges(value: Iterable[Iterable[object]]) -> tuple[KeptEdge, ...]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from nasforge.errors import InvalidGenotypeError
+from nasforge.kernel.errors import InvalidGenotypeError
 from nasforge_insight.cell_graph import CellGraph
 
 #: The two cell types of the form, in its field order.

@@ -27,10 +27,10 @@ import torch.nn.functional as F
 from attrs import validators as v
 from torch import nn
 
-from nasforge.datasets import TensorData
-from nasforge.errors import NasforgeError
-from nasforge.seeding import LocalRandomness, seeded_generator
-from nasforge.training import CosineSchedule, SGDConfig, clip_gradients, evaluate, iterate_batches, set_lr
+from nasforge.kernel.datasets import TensorData
+from nasforge.kernel.errors import NasforgeError
+from nasforge.kernel.seeding import LocalRandomness, seeded_generator
+from nasforge.run.training import CosineSchedule, SGDConfig, clip_gradients, evaluate, iterate_batches, set_lr
 
 
 @attrs.frozen

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 
 import attrs
 
-from nasforge.supernet_topology import CellTopology, KeptEdge, OneOpPerEdge
+from nasforge.kernel.supernet_topology import CellTopology, KeptEdge, OneOpPerEdge
 from nasforge_insight.cell_graph import CellGraph, CellShape, width_depth
 
 Shape = tuple[float, int]

@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from nasforge.optional import require
-from nasforge.plot_files import save_figure
+from nasforge.kernel.optional import require
+from nasforge.tools.plot_files import save_figure
 from nasforge_insight.convergence import Curve
 from nasforge_insight.landscape import Surface
 

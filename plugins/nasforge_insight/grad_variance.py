@@ -27,7 +27,7 @@ import torch.nn.functional as F
 from torch import nn
 from torch.func import functional_call, grad, vmap
 
-from nasforge.errors import NasforgeError
+from nasforge.kernel.errors import NasforgeError
 
 Loss = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 

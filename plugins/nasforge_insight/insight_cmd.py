@@ -15,13 +15,13 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from nasforge import defaults
-from nasforge.backends import resolve_device
-from nasforge.cli.common_options import Device, Quiet, command_registry
-from nasforge.cli.options import parse_options
-from nasforge.cli.output import out_console, print_json
-from nasforge.datasets import load_dataset
-from nasforge.errors import NasforgeError
+from nasforge.kernel.datasets import load_dataset
+from nasforge.kernel.errors import NasforgeError
+from nasforge.run import defaults
+from nasforge.tools.backends import resolve_device
+from nasforge.tools.cli.common_options import Device, Quiet, command_registry
+from nasforge.tools.cli.options import parse_options
+from nasforge.tools.cli.output import out_console, print_json
 from nasforge_insight.convergence import ProbeSettings
 from nasforge_insight.report import InsightSettings, run_insight
 from nasforge_insight.subjects import extreme_variants, labelled, resolve, with_variants

@@ -21,7 +21,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from nasforge.seeding import seeded_generator
+from nasforge.kernel.seeding import seeded_generator
 
 Loss = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from nasforge.hookspecs import hookimpl
-from nasforge.plugin_command import PluginCommand
+from nasforge.kernel.hookspecs import hookimpl
+from nasforge.kernel.plugin_command import PluginCommand
 
 
 @hookimpl

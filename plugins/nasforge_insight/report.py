@@ -22,11 +22,11 @@ from typing import Any
 
 import attrs
 
-from nasforge.atomic_files import atomic_write_text
-from nasforge.cli.output import json_document
-from nasforge.datasets import TensorData, network_options
-from nasforge.search_space import build_network
-from nasforge.seeding import LocalRandomness
+from nasforge.kernel.datasets import TensorData, network_options
+from nasforge.kernel.files import atomic_write_text
+from nasforge.kernel.search_space import build_network
+from nasforge.kernel.seeding import LocalRandomness
+from nasforge.tools.cli.output import json_document
 from nasforge_insight import figures
 from nasforge_insight.cell_graph import CellShape
 from nasforge_insight.convergence import Curve, ProbeSettings, Summary, split, summarise, train_curve

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from nasforge.errors import CapabilityError
-from nasforge.genotype import Genotype
-from nasforge.search_space import SUPERNET, SearchSpace
-from nasforge.supernet import as_supernet
-from nasforge.supernet_topology import CellTopology, KeptEdge
+from nasforge.kernel.errors import CapabilityError
+from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.search_space import SUPERNET, SearchSpace
+from nasforge.kernel.supernet import as_supernet
+from nasforge.kernel.supernet_topology import CellTopology, KeptEdge
 from nasforge_insight.cell_graph import CellGraph
 
 #: Supernet views by space class, version and options (a space's options may change its cells).

@@ -15,10 +15,10 @@ from typing import Any
 
 import attrs
 
-from nasforge.errors import InvalidGenotypeError, NasforgeError
-from nasforge.genotype import Genotype
-from nasforge.option_types import first_line
-from nasforge.search_space import BUILD, SearchSpace
+from nasforge.kernel.errors import InvalidGenotypeError, NasforgeError
+from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.option_types import first_line
+from nasforge.kernel.search_space import BUILD, SearchSpace
 from nasforge_insight.cell_graph import CellGraph
 from nasforge_insight.cell_text import parse_cells
 from nasforge_insight.published_cells import PUBLISHED

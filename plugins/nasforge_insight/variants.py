@@ -24,10 +24,10 @@ from collections.abc import Callable, Sequence
 import attrs
 import numpy as np
 
-from nasforge.errors import CapabilityError
-from nasforge.genotype import Genotype
-from nasforge.search_space import SearchSpace
-from nasforge.supernet_topology import KeptEdge, TopKInputs
+from nasforge.kernel.errors import CapabilityError
+from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.search_space import SearchSpace
+from nasforge.kernel.supernet_topology import KeptEdge, TopKInputs
 from nasforge_insight.cell_graph import CellGraph
 from nasforge_insight.space_cells import cell_graphs, genotype_from_edges, topologies
 

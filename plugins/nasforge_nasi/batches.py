@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import torch
 
-from nasforge.datasets import TensorData
+from nasforge.kernel.datasets import TensorData
 from nasforge_nasi.config import INPUTS, LABELS
 
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import torch
 
-from nasforge.supernet_topology import CellTopology, KeptEdge
+from nasforge.kernel.supernet_topology import CellTopology, KeptEdge
 
 
 class EdgeChoices:

@@ -21,8 +21,8 @@ from collections.abc import Sequence
 
 import torch
 
-from nasforge.errors import CapabilityError
-from nasforge.supernet_topology import CellTopology, KeptEdge, TopKInputs
+from nasforge.kernel.errors import CapabilityError
+from nasforge.kernel.supernet_topology import CellTopology, KeptEdge, TopKInputs
 
 PAIRINGS = ("rank-pair", "shared-argmax-op")
 

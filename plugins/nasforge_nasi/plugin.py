@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from nasforge.hookspecs import hookimpl
+from nasforge.kernel.hookspecs import hookimpl
 from nasforge_nasi.strategy import Nasi
 
 

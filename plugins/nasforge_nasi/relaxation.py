@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from nasforge.genotype import Genotype
+from nasforge.kernel.genotype import Genotype
 
 
 class Relaxation(abc.ABC):

@@ -10,7 +10,7 @@ from typing import Any
 
 import attrs
 
-from nasforge.genotype import Genotype
+from nasforge.kernel.genotype import Genotype
 
 
 @attrs.frozen

@@ -17,8 +17,8 @@ from collections.abc import Callable
 import torch
 from torch import nn
 
-from nasforge.backends import batch_norm_mode
-from nasforge.genotype import Genotype
+from nasforge.kernel.genotype import Genotype
+from nasforge.tools.backends import batch_norm_mode
 from nasforge_nasi.config import NasiConfig
 from nasforge_nasi.constraint import AdaptiveConstraint, FixedConstraint
 from nasforge_nasi.gumbel import straight_through_gumbel

@@ -19,17 +19,17 @@ import torch
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from nasforge.backends import resolve_device
-from nasforge.datasets import TensorData, load_dataset, network_options
-from nasforge.errors import NasforgeError
-from nasforge.genotype import Genotype
-from nasforge.option_types import config_from_options
-from nasforge.registry import Registry, get_registry
-from nasforge.result import Result, SearchOutcome, Trial
-from nasforge.search_space import SUPERNET, SearchSpace
-from nasforge.seeding import seeded_build
-from nasforge.strategy import OneShotStrategy
-from nasforge.supernet import as_supernet, supernet_option_names
+from nasforge.kernel.datasets import TensorData, load_dataset, network_options
+from nasforge.kernel.errors import NasforgeError
+from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.option_types import config_from_options
+from nasforge.kernel.registry import Registry, get_registry
+from nasforge.kernel.result import Result, SearchOutcome, Trial
+from nasforge.kernel.search_space import SUPERNET, SearchSpace
+from nasforge.kernel.seeding import seeded_build
+from nasforge.kernel.strategy import OneShotStrategy
+from nasforge.kernel.supernet import as_supernet, supernet_option_names
+from nasforge.tools.backends import resolve_device
 from nasforge_nasi.batches import ProxyBatches
 from nasforge_nasi.config import NasiConfig
 from nasforge_nasi.search import run_nasi

@@ -14,9 +14,9 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from nasforge.genotype import Genotype
-from nasforge.supernet import Supernet
-from nasforge.supernet_topology import CellTopology, OneOpPerEdge
+from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.supernet import Supernet
+from nasforge.kernel.supernet_topology import CellTopology, OneOpPerEdge
 from nasforge_nasi.config import NasiConfig
 from nasforge_nasi.edge_choices import EdgeChoices
 from nasforge_nasi.node_choices import NodeChoices

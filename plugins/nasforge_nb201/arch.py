@@ -14,7 +14,7 @@ import difflib
 import operator
 from collections.abc import Sequence
 
-from nasforge.errors import InvalidGenotypeError
+from nasforge.kernel.errors import InvalidGenotypeError
 
 SPACE_NAME = "nb201"
 SPACE_VERSION = "1"

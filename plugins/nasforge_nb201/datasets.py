@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import attrs
 
-from nasforge.errors import UnknownNameError
+from nasforge.kernel.errors import UnknownNameError
 
 
 def _positive(_inst: object, attr: attrs.Attribute, value: int) -> None:
@@ -47,7 +47,7 @@ _BY_NAME = {d.name: d for d in DATASETS}
 def benchmark_dataset(name: str) -> BenchmarkDataset:
     """The dataset called ``name`` (case-insensitive: ``ImageNet16-120`` works).
 
-    Unknown names raise :class:`~nasforge.errors.UnknownNameError` listing the three.
+    Unknown names raise :class:`~nasforge.kernel.errors.UnknownNameError` listing the three.
     """
     key = name.lower() if isinstance(name, str) else name
     if key not in _BY_NAME:

@@ -18,12 +18,12 @@ import logging
 import warnings
 from typing import Any, ClassVar, Literal
 
-from nasforge.errors import CapabilityError
-from nasforge.evaluator import Evaluator
-from nasforge.genotype import Genotype
-from nasforge.option_types import check_option
-from nasforge.result import Objective, Result
-from nasforge.search_space import SearchSpace
+from nasforge.kernel.errors import CapabilityError
+from nasforge.kernel.evaluator import Evaluator
+from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.option_types import check_option
+from nasforge.kernel.result import Objective, Result
+from nasforge.kernel.search_space import SearchSpace
 from nasforge_nb201 import arch
 from nasforge_nb201.datasets import benchmark_dataset, dataset_position
 from nasforge_nb201.table import HIGHER_IS_BETTER, METRICS, TABLE_FILE, load_table
@@ -97,7 +97,7 @@ class NB201TableEvaluator(Evaluator):
         """Look ``g`` up.
 
         A genotype of another space (or a malformed one) is the caller's error and raises
-        :class:`~nasforge.errors.InvalidGenotypeError`, as the conformance kit expects;
+        :class:`~nasforge.kernel.errors.InvalidGenotypeError`, as the conformance kit expects;
         every valid cell is in the table, so no lookup of a valid cell can fail.
         """
         self.space.validate(g)

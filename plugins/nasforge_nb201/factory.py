@@ -24,7 +24,7 @@ import torch
 from torch import nn
 from torch.nn import init
 
-from nasforge.genotype import Genotype
+from nasforge.kernel.genotype import Genotype
 from nasforge_nb201.arch import NUM_EDGES, check_ops
 from nasforge_nb201.macro import MacroConfig
 from nasforge_nb201.network import NB201Network
@@ -38,7 +38,7 @@ class NB201NetworkFactory:
     """One reusable NB201 network; :meth:`build` re-targets it to a genotype and a seed.
 
     The network returned is the same object every time: score it before the next
-    ``build`` (the :class:`~nasforge.network_factory.NetworkFactory` contract).
+    ``build`` (the :class:`~nasforge.kernel.network_factory.NetworkFactory` contract).
     """
 
     def __init__(self, config: MacroConfig) -> None:

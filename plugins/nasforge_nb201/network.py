@@ -14,8 +14,8 @@ from typing import ClassVar
 
 import torch
 
-from nasforge.errors import InvalidGenotypeError
-from nasforge.genotype import Genotype
+from nasforge.kernel.errors import InvalidGenotypeError
+from nasforge.kernel.genotype import Genotype
 from nasforge_nb201.arch import SPACE_NAME, check_ops
 from nasforge_nb201.cell import NB201Cell
 from nasforge_nb201.flops import network_macs
@@ -27,7 +27,7 @@ class NB201Network(MacroNetwork):
 
     Its ops between convolutions are ReLU, average pooling, identity, zero and sums, each
     example on its own once BN is removed: the promise of
-    :mod:`nasforge.backends.monotone` (synflow takes its forward-only path).
+    :mod:`nasforge.tools.backends.monotone` (synflow takes its forward-only path).
     """
 
     nasforge_monotone: ClassVar[bool] = True

@@ -6,7 +6,7 @@ discovering plugins costs nothing beyond the imports.
 
 from __future__ import annotations
 
-from nasforge.hookspecs import hookimpl
+from nasforge.kernel.hookspecs import hookimpl
 from nasforge_nb201.evaluator import NB201TableEvaluator
 from nasforge_nb201.space import NB201Space
 

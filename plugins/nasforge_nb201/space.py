@@ -15,10 +15,10 @@ from typing import ClassVar
 
 import torch
 
-from nasforge.errors import InvalidGenotypeError
-from nasforge.genotype import Genotype
-from nasforge.option_types import check_options
-from nasforge.search_space import (
+from nasforge.kernel.errors import InvalidGenotypeError
+from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.option_types import check_options
+from nasforge.kernel.search_space import (
     BUILD,
     ENCODE,
     ENUMERATE,

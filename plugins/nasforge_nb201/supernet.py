@@ -12,7 +12,7 @@ require grad, or the caller asks for ``sparse=True``), so a one-hot weight matri
 only its single path: the uniform single-path training of NESBS costs about what a
 stand-alone network costs.
 
-It follows the core's supernet contract (:mod:`nasforge.supernet`): its one cell is
+It follows the core's supernet contract (:mod:`nasforge.kernel.supernet`): its one cell is
 :data:`TOPOLOGY`, six edges that each keep one op, so every one-shot method reads it
 without knowing it is NAS-Bench-201.
 """
@@ -25,9 +25,9 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from nasforge.genotype import Genotype
-from nasforge.supernet import KeptCells, SupernetMixin
-from nasforge.supernet_topology import CellTopology, KeptEdge, OneOpPerEdge, OpSet
+from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.supernet import KeptCells, SupernetMixin
+from nasforge.kernel.supernet_topology import CellTopology, KeptEdge, OneOpPerEdge, OpSet
 from nasforge_nb201.arch import (
     EDGES,
     NUM_EDGES,

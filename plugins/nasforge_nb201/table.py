@@ -29,7 +29,7 @@ from typing import Any
 import attrs
 import numpy as np
 
-from nasforge.errors import NasforgeError, UnknownNameError
+from nasforge.kernel.errors import NasforgeError, UnknownNameError
 from nasforge_nb201 import arch
 from nasforge_nb201.datasets import DATASETS, benchmark_dataset, dataset_position
 from nasforge_nb201.table_bundle import ARCH_COLUMN, COLUMNS, PER_DATASET, SHARED, TABLE_FILE, column_name

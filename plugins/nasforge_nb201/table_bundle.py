@@ -24,7 +24,7 @@ import io
 import sys
 from pathlib import Path
 
-from nasforge.atomic_files import atomic_write_bytes
+from nasforge.kernel.files import atomic_write_bytes
 from nasforge_nb201.datasets import DATASETS, BenchmarkDataset
 
 #: Per-dataset quantities: (name in nasforge, suffix of the CSV column ``<prefix>_<suffix>``).

@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 import attrs
 
-from nasforge.option_types import MAX_COUNT, OptionError, as_dict, as_float, in_range, one_of, typed
+from nasforge.kernel.option_types import MAX_COUNT, OptionError, as_dict, as_float, in_range, one_of, typed
 from nasforge_nesbs.sampling import SAMPLERS
 
 COMBINES = ("mean-softmax", "mean-logits")

@@ -25,9 +25,9 @@ from collections.abc import Sequence
 import attrs
 import torch
 
-from nasforge.genotype import Genotype
-from nasforge.supernet import Supernet
-from nasforge.supernet_topology import CellTopology, KeptEdge, OneOpPerEdge
+from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.supernet import Supernet
+from nasforge.kernel.supernet_topology import CellTopology, KeptEdge, OneOpPerEdge
 
 #: One architecture: the chosen index of every decision, in :attr:`ArchEncoding.decisions` order.
 Assignment = tuple[int, ...]

@@ -17,8 +17,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from nasforge.backends import batch_norm_mode
-from nasforge.datasets import TensorData
+from nasforge.kernel.datasets import TensorData
+from nasforge.tools.backends import batch_norm_mode
 from nasforge_nesbs.decisions import ArchEncoding, Assignment
 
 

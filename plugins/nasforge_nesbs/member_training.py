@@ -15,10 +15,10 @@ from typing import Any
 import torch
 from torch import nn
 
-from nasforge.datasets import TensorData
-from nasforge.ensemble import MemberRecipe, train_network
-from nasforge.genotype import Genotype
-from nasforge.search_space import SearchSpace
+from nasforge.kernel.datasets import TensorData
+from nasforge.kernel.ensemble import MemberRecipe, train_network
+from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.search_space import SearchSpace
 
 #: How each member is trained: the core's recipe (defaults: a few seconds per small network
 #: on a CPU core), under the name this plugin and its benchmark have always used.
@@ -37,7 +37,7 @@ def train_member(
 ) -> nn.Module:
     """``g``'s network trained from scratch on ``data`` (initial weights and batches from ``seed``).
 
-    The core's :func:`nasforge.ensemble.train_network` with this recipe, so ``nasforge
+    The core's :func:`nasforge.kernel.ensemble.train_network` with this recipe, so ``nasforge
     export RUN_DIR --train-epochs N`` trains members exactly as the benchmark does.
     """
     recipe = recipe or MemberTraining()

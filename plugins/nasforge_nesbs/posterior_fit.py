@@ -18,9 +18,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from nasforge.backends import batch_norm_mode
-from nasforge.datasets import TensorData
-from nasforge.training import iterate_batches
+from nasforge.kernel.datasets import TensorData
+from nasforge.run.training import iterate_batches
+from nasforge.tools.backends import batch_norm_mode
 from nasforge_nesbs.config import NesbsConfig
 from nasforge_nesbs.decisions import ArchEncoding
 from nasforge_nesbs.posterior import ArchPosterior, kl_to_uniform, straight_through_sample

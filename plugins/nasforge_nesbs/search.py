@@ -17,7 +17,7 @@ import attrs
 import torch
 from torch import nn
 
-from nasforge.datasets import TensorData
+from nasforge.kernel.datasets import TensorData
 from nasforge_nesbs.config import NesbsConfig
 from nasforge_nesbs.decisions import ArchEncoding, Assignment
 from nasforge_nesbs.estimation import SupernetPredictor

@@ -10,7 +10,7 @@ ensemble:
   such as ``--export`` and evaluators take);
 - ``best_result``: the ensemble's estimated NLL and error on the selection split, and its
   members' mean;
-- ``ensemble``: a :class:`nasforge.ensemble.Ensemble` of the members, uniform weights, the
+- ``ensemble``: a :class:`nasforge.kernel.ensemble.Ensemble` of the members, uniform weights, the
   combine rule, each member's selection scores and the ensemble's own (also, as JSON, under
   ``produced_by["ensemble_outcome"]`` and ``best_result.metadata``, for older readers);
 - ``history``: one trial per supernet epoch (the last path trained), per posterior epoch
@@ -28,18 +28,18 @@ import attrs
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from nasforge.backends import resolve_device
-from nasforge.datasets import TensorData, load_dataset, network_options
-from nasforge.ensemble import ENSEMBLE_KEY, Ensemble
-from nasforge.errors import NasforgeError
-from nasforge.genotype import Genotype
-from nasforge.option_types import config_from_options
-from nasforge.registry import Registry, get_registry
-from nasforge.result import Result, SearchOutcome, Trial
-from nasforge.search_space import SUPERNET, SearchSpace
-from nasforge.seeding import seeded_build
-from nasforge.strategy import OneShotStrategy
-from nasforge.supernet import as_supernet, supernet_option_names
+from nasforge.kernel.datasets import TensorData, load_dataset, network_options
+from nasforge.kernel.ensemble import ENSEMBLE_KEY, Ensemble
+from nasforge.kernel.errors import NasforgeError
+from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.option_types import config_from_options
+from nasforge.kernel.registry import Registry, get_registry
+from nasforge.kernel.result import Result, SearchOutcome, Trial
+from nasforge.kernel.search_space import SUPERNET, SearchSpace
+from nasforge.kernel.seeding import seeded_build
+from nasforge.kernel.strategy import OneShotStrategy
+from nasforge.kernel.supernet import as_supernet, supernet_option_names
+from nasforge.tools.backends import resolve_device
 from nasforge_nesbs.config import NesbsConfig
 from nasforge_nesbs.decisions import ArchEncoding, Assignment
 from nasforge_nesbs.search import NesbsRun, run_nesbs

@@ -15,8 +15,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from nasforge.datasets import TensorData
-from nasforge.training import CosineSchedule, clip_gradients, iterate_batches, set_lr
+from nasforge.kernel.datasets import TensorData
+from nasforge.run.training import CosineSchedule, clip_gradients, iterate_batches, set_lr
 from nasforge_nesbs.config import NesbsConfig
 from nasforge_nesbs.decisions import ArchEncoding, Assignment
 

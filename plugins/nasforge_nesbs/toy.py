@@ -13,7 +13,7 @@ import math
 
 import torch
 
-from nasforge.seeding import seeded_generator
+from nasforge.kernel.seeding import seeded_generator
 from nasforge_nesbs.svgd import svgd_rd
 
 MEANS = torch.tensor([[-1.0, 0.0], [0.0, 1.0]], dtype=torch.float64)

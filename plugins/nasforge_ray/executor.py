@@ -22,9 +22,13 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from nasforge.errors import NasforgeError
-from nasforge.evaluator import Evaluator
-from nasforge.executors import (
+from nasforge.kernel.errors import NasforgeError
+from nasforge.kernel.evaluator import Evaluator
+from nasforge.kernel.fidelity import Proposal
+from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.optional import require
+from nasforge.kernel.result import Result
+from nasforge.run.executors import (
     DEFAULT_RETRIES,
     Done,
     Executor,
@@ -34,10 +38,6 @@ from nasforge.executors import (
     with_retries,
     worker_died,
 )
-from nasforge.fidelity import Proposal
-from nasforge.genotype import Genotype
-from nasforge.optional import require
-from nasforge.result import Result
 
 logger = logging.getLogger("nasforge.ray")
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import collections
 
 from nasforge import Genotype, Objective, Result, SearchSpace, Strategy
-from nasforge.search_space import NEIGHBOURS, SAMPLE
+from nasforge.kernel.search_space import NEIGHBOURS, SAMPLE
 
 
 class LocalSearch(Strategy):

@@ -20,10 +20,10 @@ import statistics
 from typing import Any
 
 from nasforge import Genotype, Objective, Proposal, Result, SearchSpace, Strategy
-from nasforge.fidelity import split
-from nasforge.option_types import MAX_COUNT, OptionError, check_option
-from nasforge.registry import Registry, get_registry
-from nasforge.spec import construct
+from nasforge.kernel.fidelity import split
+from nasforge.kernel.option_types import MAX_COUNT, OptionError, check_option
+from nasforge.kernel.registry import Registry, get_registry
+from nasforge.run.spec import construct
 
 
 class MedianPruner(Strategy):

@@ -2,7 +2,7 @@
 
 Random search learns nothing from results, so it needs no notion of objectives at all;
 what makes it multi-objective is the run: with several objectives, a run ends with the
-Pareto front of everything it evaluated (:meth:`nasforge.objectives.SearchGoal.front`).
+Pareto front of everything it evaluated (:meth:`nasforge.kernel.objectives.SearchGoal.front`).
 """
 
 from __future__ import annotations

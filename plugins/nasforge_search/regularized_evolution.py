@@ -16,8 +16,8 @@ from __future__ import annotations
 import collections
 
 from nasforge import Genotype, Objective, Result, SearchSpace, Strategy
-from nasforge.option_types import MAX_COUNT, OptionError, check_option
-from nasforge.search_space import MUTATE, SAMPLE
+from nasforge.kernel.option_types import MAX_COUNT, OptionError, check_option
+from nasforge.kernel.search_space import MUTATE, SAMPLE
 
 
 class RegularizedEvolution(Strategy):

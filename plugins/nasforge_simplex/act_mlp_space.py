@@ -25,8 +25,8 @@ import torch
 from torch import nn
 
 from nasforge import Genotype, InvalidGenotypeError, SearchSpace
-from nasforge.option_types import OptionError
-from nasforge.search_space import BUILD, ENCODE, ENUMERATE, MUTATE, NEIGHBOURS, SAMPLE, SUPERNET
+from nasforge.kernel.option_types import OptionError
+from nasforge.kernel.search_space import BUILD, ENCODE, ENUMERATE, MUTATE, NEIGHBOURS, SAMPLE, SUPERNET
 from nasforge_simplex.activations import ACTIVATIONS, DEFAULT_NEGATIVE_SLOPE, DEFAULT_OPS, check_ops
 
 #: Most hidden layers a space may have (a typo beyond, not an MLP).

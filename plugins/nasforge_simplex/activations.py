@@ -17,7 +17,7 @@ from collections.abc import Callable
 import torch
 from torch import nn
 
-from nasforge.errors import NasforgeError
+from nasforge.kernel.errors import NasforgeError
 
 _FACTORIES: dict[str, Callable[[float], nn.Module]] = {
     "relu": lambda slope: nn.ReLU(),

@@ -21,9 +21,9 @@ from typing import Any
 import attrs
 import torch
 
-from nasforge.genotype import Genotype
-from nasforge.supernet import Supernet
-from nasforge.supernet_topology import KeptEdge, OneOpPerEdge
+from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.supernet import Supernet
+from nasforge.kernel.supernet_topology import KeptEdge, OneOpPerEdge
 from nasforge_simplex.kendall import kendall_tau
 from nasforge_simplex.losses import LossFn, accuracy
 

@@ -14,7 +14,7 @@ from typing import Any
 import attrs
 import torch
 
-from nasforge.option_types import (
+from nasforge.kernel.option_types import (
     MAX_COUNT,
     OptionError,
     as_dict,
@@ -26,7 +26,7 @@ from nasforge.option_types import (
     show,
     typed,
 )
-from nasforge.training import AdamConfig
+from nasforge.run.training import AdamConfig
 
 _count = [typed, in_range(ge=1, le=MAX_COUNT)]
 

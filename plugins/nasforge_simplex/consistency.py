@@ -40,7 +40,7 @@ import attrs
 import torch
 import torch.nn.functional as F
 
-from nasforge.seeding import seeded_generator
+from nasforge.kernel.seeding import seeded_generator
 from nasforge_simplex.kendall import kendall_tau
 from nasforge_simplex.losses import squared_targets
 

@@ -17,7 +17,7 @@ from typing import Any
 import attrs
 import torch
 
-from nasforge.supernet import Supernet
+from nasforge.kernel.supernet import Supernet
 from nasforge_simplex.consistency import ConsistencyReport, consistency_report
 
 #: Samples per forward pass of the probe (bounds its memory on large supernets).

@@ -13,7 +13,7 @@ from collections.abc import Callable
 import torch
 import torch.nn.functional as F
 
-from nasforge.errors import NasforgeError
+from nasforge.kernel.errors import NasforgeError
 
 LossFn = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 

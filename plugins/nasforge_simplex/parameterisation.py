@@ -29,7 +29,7 @@ from typing import ClassVar
 import torch
 from torch import nn
 
-from nasforge.training import AdamConfig
+from nasforge.run.training import AdamConfig
 from nasforge_simplex.simplex_projection import project_to_simplex
 
 #: log of the smallest weight written back into logits (``log 0`` is -inf).

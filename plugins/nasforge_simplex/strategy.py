@@ -27,18 +27,18 @@ import attrs
 import torch
 from rich.console import Console
 
-from nasforge.backends import resolve_device
-from nasforge.datasets import TensorData, load_dataset, network_options
-from nasforge.errors import NasforgeError
-from nasforge.genotype import Genotype
-from nasforge.option_types import OptionError
-from nasforge.registry import Registry, get_registry
-from nasforge.result import Result, SearchOutcome, Trial
-from nasforge.search_space import SUPERNET, SearchSpace
-from nasforge.seeding import seeded_build, seeded_generator
-from nasforge.strategy import OneShotStrategy
-from nasforge.supernet import Supernet, as_supernet, supernet_option_names
-from nasforge.training import CosineSchedule, clip_gradients, paired_batches, run_epochs, set_lr
+from nasforge.kernel.datasets import TensorData, load_dataset, network_options
+from nasforge.kernel.errors import NasforgeError
+from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.option_types import OptionError
+from nasforge.kernel.registry import Registry, get_registry
+from nasforge.kernel.result import Result, SearchOutcome, Trial
+from nasforge.kernel.search_space import SUPERNET, SearchSpace
+from nasforge.kernel.seeding import seeded_build, seeded_generator
+from nasforge.kernel.strategy import OneShotStrategy
+from nasforge.kernel.supernet import Supernet, as_supernet, supernet_option_names
+from nasforge.run.training import CosineSchedule, clip_gradients, paired_batches, run_epochs, set_lr
+from nasforge.tools.backends import resolve_device
 from nasforge_simplex import arch_gradient
 from nasforge_simplex.candidate_ranking import Ranking, rank_candidates
 from nasforge_simplex.config import SimplexConfig, make_config

@@ -19,7 +19,7 @@ import attrs
 import torch
 from attrs import validators as v
 
-from nasforge.seeding import seeded_generator
+from nasforge.kernel.seeding import seeded_generator
 from nasforge_simplex.activations import apply_activation, check_ops
 from nasforge_simplex.consistency import ConsistencyReport, consistency_report
 

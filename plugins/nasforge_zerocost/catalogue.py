@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from nasforge.metric import Metric
-from nasforge.registry import Registry, get_registry
+from nasforge.kernel.metric import Metric
+from nasforge.kernel.registry import Registry, get_registry
 from nasforge_zerocost.ensemble import RankEnsemble, VoteEnsemble
 from nasforge_zerocost.fisher import Fisher, FisherChannel
 from nasforge_zerocost.gradient import GradNorm, Grasp, Snip

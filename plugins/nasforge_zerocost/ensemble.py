@@ -18,9 +18,9 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import ArrayLike
 
-from nasforge.metric import Metric, MetricInfo, PopulationMetric
-from nasforge.registry import Registry
-from nasforge.scoring import MetricScore, aggregate_ranks, metric_label, oriented
+from nasforge.kernel.metric import Metric, MetricInfo, PopulationMetric
+from nasforge.kernel.registry import Registry
+from nasforge.tools.scoring import MetricScore, aggregate_ranks, metric_label, oriented
 
 #: Abdelfattah et al.'s "vote" members: their three strongest NAS-Bench-201 proxies.
 DEFAULT_MEMBERS = ("synflow", "jacob_cov", "snip")
@@ -81,7 +81,7 @@ class RankEnsemble(PopulationMetric):
     member score ranks worst for that member. Not the zero-cost paper's "vote" (that is
     :class:`VoteEnsemble`, and its published 0.817 is :func:`vote_agreement`, not a
     Spearman). A rank only exists within a population, so this metric has no value for
-    one network: the scorer (``nasforge.scoring.score_genotypes``) fills it from its
+    one network: the scorer (``nasforge.tools.scoring.score_genotypes``) fills it from its
     members' columns; ``score`` alone raises a NasforgeError.
     """
 
@@ -97,7 +97,7 @@ class RankEnsemble(PopulationMetric):
         self, members: Sequence[str | Metric] = DEFAULT_MEMBERS, *, registry: Registry | None = None
     ) -> None:
         """``members`` named here are this plugin's metrics or ones of ``registry``: the
-        caller's, which the scorer hands over (``nasforge.scoring.resolve_metrics``) so a
+        caller's, which the scorer hands over (``nasforge.tools.scoring.resolve_metrics``) so a
         member only the caller's registry knows is found. Without one, ``make_metric``
         decides (the process-wide registry, for a direct Python caller)."""
         if not members:

@@ -22,8 +22,8 @@ from typing import ClassVar
 
 import torch
 
-from nasforge.metric import MetricInfo
-from nasforge.scoring import LAYER_GRADS, MainPass, SharedPasses, SharedPassMetric
+from nasforge.kernel.metric import MetricInfo
+from nasforge.tools.scoring import LAYER_GRADS, MainPass, SharedPasses, SharedPassMetric
 
 
 def channel_saliencies(main: MainPass) -> list[torch.Tensor]:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from nasforge.metric import MetricInfo
-from nasforge.scoring import HESSIAN_GRAD, WEIGHT_GRADS, SharedPasses, SharedPassMetric
+from nasforge.kernel.metric import MetricInfo
+from nasforge.tools.scoring import HESSIAN_GRAD, WEIGHT_GRADS, SharedPasses, SharedPassMetric
 
 
 class GradNorm(SharedPassMetric):

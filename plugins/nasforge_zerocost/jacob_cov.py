@@ -6,8 +6,8 @@ from typing import ClassVar
 
 import torch
 
-from nasforge.metric import MetricInfo
-from nasforge.scoring import INPUT_GRAD, SharedPasses, SharedPassMetric
+from nasforge.kernel.metric import MetricInfo
+from nasforge.tools.scoring import INPUT_GRAD, SharedPasses, SharedPassMetric
 
 _K = 1e-5
 

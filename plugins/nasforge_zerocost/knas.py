@@ -21,9 +21,9 @@ from typing import ClassVar
 import torch
 import torch.nn.functional as F
 
-from nasforge.backends import KernelSpec, batch_norm_mode
-from nasforge.metric import MetricInfo
-from nasforge.scoring import SharedPasses, SharedPassMetric
+from nasforge.kernel.metric import MetricInfo
+from nasforge.tools.backends import KernelSpec, batch_norm_mode
+from nasforge.tools.scoring import SharedPasses, SharedPassMetric
 from nasforge_zerocost.ntk import DEFAULT_SPEC, _KernelMetric
 
 VARIANTS = ("mgm", "thesis")

@@ -6,8 +6,8 @@ from typing import ClassVar
 
 import torch
 
-from nasforge.metric import MetricInfo
-from nasforge.scoring import RELU_KERNEL, SharedPasses, SharedPassMetric
+from nasforge.kernel.metric import MetricInfo
+from nasforge.tools.scoring import RELU_KERNEL, SharedPasses, SharedPassMetric
 
 
 class Naswot(SharedPassMetric):

@@ -1,6 +1,6 @@
 """Empirical-NTK metrics: trace (HNAS), condition number (TE-NAS), smallest eigenvalue.
 
-Which kernel Θ = J Jᵀ is a preset (``nasforge.backends.PRESETS``), and the numbers depend
+Which kernel Θ = J Jᵀ is a preset (``nasforge.tools.backends.PRESETS``), and the numbers depend
 on it strongly (issue 11: Spearman 0.59 between the TE-NAS kernel's κ and the per-sample
 one's on NAS-Bench-201). A metric that carries a paper's name defaults to that paper's
 kernel:
@@ -23,9 +23,9 @@ from __future__ import annotations
 import math
 from typing import ClassVar
 
-from nasforge.backends import KernelSpec, Spectrum, kernel_preset, preset_name
-from nasforge.metric import MetricInfo
-from nasforge.scoring import SharedPasses, SharedPassMetric
+from nasforge.kernel.metric import MetricInfo
+from nasforge.tools.backends import KernelSpec, Spectrum, kernel_preset, preset_name
+from nasforge.tools.scoring import SharedPasses, SharedPassMetric
 
 #: The per-sample kernel (the label-free default of metrics that carry no paper's name).
 DEFAULT_SPEC = kernel_preset("per-sample")

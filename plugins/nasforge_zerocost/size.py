@@ -12,8 +12,8 @@ from typing import ClassVar
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
-from nasforge.metric import MetricInfo
-from nasforge.scoring import SharedPasses, SharedPassMetric
+from nasforge.kernel.metric import MetricInfo
+from nasforge.tools.scoring import SharedPasses, SharedPassMetric
 from nasforge_zerocost.modes import eval_mode
 
 

@@ -9,9 +9,9 @@ from torch.func import functional_call
 from torch.nn.modules.batchnorm import _BatchNorm
 from torch.nn.modules.conv import _ConvNd
 
-from nasforge.backends import is_monotone, prunable_layers
-from nasforge.metric import MetricInfo
-from nasforge.scoring import SharedPasses, SharedPassMetric
+from nasforge.kernel.metric import MetricInfo
+from nasforge.tools.backends import is_monotone, prunable_layers
+from nasforge.tools.scoring import SharedPasses, SharedPassMetric
 from nasforge_zerocost.modes import batch_norm_removed
 
 
@@ -24,7 +24,7 @@ class Synflow(SharedPassMetric):
     matters because R reaches 1e30-1e60 on NAS-Bench-201 and overflows float32. Runs
     functionally on converted copies of the tensors, so the caller's model is unchanged.
 
-    Networks that promise monotone, example-wise layers (:mod:`nasforge.backends.monotone`,
+    Networks that promise monotone, example-wise layers (:mod:`nasforge.tools.backends.monotone`,
     e.g. every NAS-Bench-201 network) take a forward-only path: there every
     ``dR/dtheta >= 0``, so the score is ``d/dc R(c * theta)`` at c=1, carried as a second
     "tangent" example through one batch-2 forward (each Conv/Linear maps the pair (x, t) to

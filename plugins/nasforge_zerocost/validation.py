@@ -1,7 +1,7 @@
 """Validate the metrics against the NAS-Bench-201 table: ``python -m nasforge_zerocost.validation``.
 
 Scores a fixed random sample of NAS-Bench-201 cells (networks C=16, N=5 from the core's
-default space and its tabular evaluator, ``nasforge.defaults``, found through the
+default space and its tabular evaluator, ``nasforge.run.defaults``, found through the
 registry: the plugin never imports or names another plugin), correlates each metric with
 the table's test accuracy, and prints the figures, each with a 95% interval, next to the
 published ones. The published ensemble figure (0.817) is a pairwise vote agreement, not a
@@ -24,12 +24,12 @@ from pathlib import Path
 
 import numpy as np
 
-from nasforge import defaults
 from nasforge.api import load_space
-from nasforge.atomic_files import atomic_write_text
-from nasforge.progress_log import ProgressLog
-from nasforge.registry import Registry, get_registry
-from nasforge.scoring import CorrelationResult, correlate, oriented, spearman
+from nasforge.kernel.files import atomic_write_text
+from nasforge.kernel.progress_log import ProgressLog
+from nasforge.kernel.registry import Registry, get_registry
+from nasforge.run import defaults
+from nasforge.tools.scoring import CorrelationResult, correlate, oriented, spearman
 from nasforge_zerocost.confidence import bootstrap_interval, spearman_interval
 from nasforge_zerocost.ensemble import DEFAULT_MEMBERS, vote_agreement
 from nasforge_zerocost.published import CAVEATS, PUBLISHED_SPEARMAN_C10, PUBLISHED_VOTE_C10
@@ -77,7 +77,7 @@ def run(
     """Correlation of ``metrics`` with the NAS-Bench-201 ``dataset`` test accuracy.
 
     Names resolve through ``registry``; without one (a Python caller), the core's API
-    (``nasforge.api.load_space``, ``nasforge.scoring.correlate``) takes its default.
+    (``nasforge.api.load_space``, ``nasforge.tools.scoring.correlate``) takes its default.
     """
     space = load_space(defaults.SPACE, registry=registry)
     start = time.perf_counter()

@@ -1,5 +1,5 @@
 """``python -m nasforge`` is the ``nasforge`` command."""
 
-from nasforge.cli import main
+from nasforge.tools.cli import main
 
 main()

@@ -13,18 +13,20 @@ change here. Each check collects every violation, so a failure lists them all.
 from __future__ import annotations
 
 import ast
+import importlib
+import types
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 import nasforge
-from nasforge.registry import BUILTIN_PLUGIN, KINDS, get_registry
+from nasforge.kernel.registry import BUILTIN_PLUGIN, KINDS, get_registry
 
 ROOT = Path(__file__).resolve().parents[2]
 CORE = ROOT / "sdk" / "nasforge"
 PLUGINS = ROOT / "plugins"
-DEFAULTS = CORE / "defaults.py"
+DEFAULTS = CORE / "run" / "defaults.py"
 
 
 def _python_files(directory: Path) -> list[Path]:
@@ -63,7 +65,18 @@ def _imports(path: Path) -> Iterator[tuple[int, str]]:
             for alias in node.names:
                 yield node.lineno, alias.name
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            yield node.lineno, node.module
+            for alias in node.names:  # ``from package import module`` imports that module
+                sub = f"{node.module}.{alias.name}"
+                yield node.lineno, sub if _is_module(node.module, alias.name) else node.module
+
+
+def _is_module(package: str, name: str) -> bool:
+    """Whether ``from package import name`` names a module (not a function of that name)."""
+    try:
+        value = getattr(importlib.import_module(package), name, None)
+    except ImportError:
+        return False
+    return isinstance(value, types.ModuleType)
 
 
 def _components_by_plugin() -> dict[str, set[str]]:

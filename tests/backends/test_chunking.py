@@ -4,7 +4,7 @@ import pytest
 import torch
 from backend_nets import small_batch, small_cnn
 
-from nasforge.backends import is_out_of_memory, map_chunks, per_sample_grads, retry_on_oom
+from nasforge.tools.backends import is_out_of_memory, map_chunks, per_sample_grads, retry_on_oom
 
 
 class FakeDevice:

@@ -6,7 +6,7 @@ import pytest
 import torch
 from backend_nets import small_batch, small_cnn
 
-from nasforge.backends import (
+from nasforge.tools.backends import (
     PRESETS,
     KernelSpec,
     empirical_ntk,

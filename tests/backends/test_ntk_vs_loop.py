@@ -7,7 +7,7 @@ import torch
 from backend_nets import small_batch, small_cnn
 from torch import nn
 
-from nasforge.backends import KernelSpec, batch_norm_mode, empirical_ntk, per_sample_head, spectrum
+from nasforge.tools.backends import KernelSpec, batch_norm_mode, empirical_ntk, per_sample_head, spectrum
 
 
 def loop_ntk(model: nn.Module, x: torch.Tensor, y: torch.Tensor, spec: KernelSpec) -> torch.Tensor:
@@ -102,7 +102,7 @@ def test_float64_model_gives_exact_agreement() -> None:
 
 @pytest.mark.parametrize("bn", ["sample", "eval"])
 def test_joint_kernels_equal_separate_ones(bn: str) -> None:
-    from nasforge.backends import empirical_ntks, joint_jacobians
+    from nasforge.tools.backends import empirical_ntks, joint_jacobians
 
     model = small_cnn()
     x, y = small_batch(n=5)

@@ -13,10 +13,10 @@ import json
 import pytest
 import typer
 
-import nasforge.cli
-from nasforge.cli.options import MAX_DEPTH
-from nasforge.errors import NasforgeError
-from nasforge.journal import journal_path
+import nasforge.tools.cli
+from nasforge.kernel.errors import NasforgeError
+from nasforge.run.journal import journal_path
+from nasforge.tools.cli.options import MAX_DEPTH
 
 TOY = ["search", "--space", "toy", "--evaluator", "toy", "-q", "--budget-trials", "3"]
 DARTS = ["search", "--space", "darts", "-q"]
@@ -199,7 +199,7 @@ def failing(monkeypatch):
         def other() -> None:  # two commands, so `boom` stays a sub-command
             """Unused."""
 
-        monkeypatch.setattr(nasforge.cli, "app", app)
+        monkeypatch.setattr(nasforge.tools.cli, "app", app)
 
     return install
 

@@ -1,4 +1,4 @@
-"""Core defaults live in nasforge.defaults; a missing default plugin is one clear line (issue 9)."""
+"""Core defaults live in nasforge.run.defaults; a missing default plugin is one clear line (issue 9)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ import sys
 
 import pytest
 
-from nasforge import NasforgeError, defaults
+from nasforge import NasforgeError
 from nasforge.api import build_spec
-from nasforge.registry import load_registry
+from nasforge.kernel.registry import load_registry
+from nasforge.run import defaults
 from tests.cli_run import one_line
 
 
@@ -55,7 +56,7 @@ def test_score_and_correlate_use_the_invocations_registry_and_name_the_missing_d
 ) -> None:
     """The CLI's entry point makes the registry every command uses: one without the nb201
     plugin makes both commands fail on their default space, in one line."""
-    monkeypatch.setattr("nasforge.cli.get_registry", lambda: load_registry(disabled=["nb201"]))
+    monkeypatch.setattr("nasforge.tools.cli.get_registry", lambda: load_registry(disabled=["nb201"]))
     cli(*command, "-q").assert_one_line_error(f"default space '{defaults.SPACE}'", "--space")
 
 

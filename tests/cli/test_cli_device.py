@@ -11,8 +11,8 @@ import pytest
 import torch
 
 from nasforge import NasforgeError, get_registry
-from nasforge.datasets import load_digits
-from nasforge.journal import JournalReader
+from nasforge.kernel.datasets import load_digits
+from nasforge.run.journal import JournalReader
 
 ONE_SHOT = ("darts", "prdarts", "nasi")
 TINY = {

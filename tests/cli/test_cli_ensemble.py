@@ -12,8 +12,8 @@ import shutil
 
 import pytest
 
-from nasforge.cli import main
-from nasforge.export.ensemble_export import FUSED, MANIFEST, load_ensemble, member_file
+from nasforge.tools.cli import main
+from nasforge.tools.export.ensemble_export import FUSED, MANIFEST, load_ensemble, member_file
 from tests.cli_run import run_main
 from tests.nesbs_tiny import BUILD, SEARCH
 

@@ -9,7 +9,7 @@ import pytest
 import torch
 from safetensors.torch import save_file
 
-from nasforge.journal import journal_path
+from nasforge.run.journal import journal_path
 
 TOY = ["search", "--space", "toy", "--evaluator", "toy", "-q"]
 

@@ -16,8 +16,8 @@ from safetensors import safe_open
 from safetensors.torch import load_file, save_file
 
 from nasforge.api import load_space
-from nasforge.export import export_genotype, load_genotype
-from nasforge.journal import journal_path
+from nasforge.run.journal import journal_path
+from nasforge.tools.export import export_genotype, load_genotype
 
 CONV = "|nor_conv_3x3~0|+|nor_conv_1x1~0|skip_connect~1|+|avg_pool_3x3~0|none~1|nor_conv_3x3~2|"
 SMALL_DARTS = ["--build-option", "C=8", "--build-option", "layers=5", "--build-option", "auxiliary=false"]
@@ -164,12 +164,12 @@ def test_run_dir_with_a_damaged_goal_is_one_line(cli, toy_run, tmp_path, goal) -
 def test_correlate_refuses_a_bad_plot_path_before_scoring(cli, tmp_path, monkeypatch, plot, needle) -> None:
     """A typo in --plot costs one line, not the scoring that would come before the plot."""
     pytest.importorskip("matplotlib")
-    import nasforge.scoring
+    import nasforge.tools.scoring
 
     def no_scoring(*args, **kwargs):
         raise AssertionError("correlate scored before checking --plot")
 
-    monkeypatch.setattr(nasforge.scoring, "correlate", no_scoring)
+    monkeypatch.setattr(nasforge.tools.scoring, "correlate", no_scoring)
     argv = ["correlate", "--space", "nb201", "-m", "params", "--sample", "4", "--no-cache"]
     cli(*argv, "--plot", tmp_path / plot).assert_one_line_error(needle)
     assert list(tmp_path.iterdir()) == []

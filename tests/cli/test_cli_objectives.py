@@ -8,10 +8,10 @@ import json
 
 import pytest
 
-from nasforge.export import load_genotype
-from nasforge.journal import journal_path
-from nasforge.objectives import SearchGoal
-from nasforge.pareto import dominates
+from nasforge.kernel.objectives import SearchGoal
+from nasforge.kernel.pareto import dominates
+from nasforge.run.journal import journal_path
+from nasforge.tools.export import load_genotype
 
 TWO = ("--objective", "valid_accuracy:max", "--objective", "latency_ms:min")
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from nasforge.export import load_genotype
-from nasforge.journal import JournalReader
+from nasforge.run.journal import JournalReader
+from nasforge.tools.export import load_genotype
 
 TINY = ["-o", 'supernet={"C": 4, "N": 1}', "-o", "epochs=2", "-o", "max_batches=2", "-o", "batch_size=16"]
 DARTS = ["search", "--space", "nb201", "--strategy", "darts", "-q"]

@@ -12,14 +12,14 @@ import json
 import pytest
 import torch
 
-from nasforge.cli import main
-from nasforge.datasets import load_digits
-from nasforge.ensemble import MemberRecipe, predict_probabilities, train_members
-from nasforge.errors import NasforgeError
-from nasforge.export.bundle import GENOTYPE_FILE, ONNX_FILE
-from nasforge.export.ensemble_export import FUSED, MANIFEST, load_ensemble, member_file
-from nasforge.export.run_ensemble import run_ensemble
-from nasforge.registry import get_registry
+from nasforge.kernel.datasets import load_digits
+from nasforge.kernel.ensemble import MemberRecipe, predict_probabilities, train_members
+from nasforge.kernel.errors import NasforgeError
+from nasforge.kernel.registry import get_registry
+from nasforge.tools.cli import main
+from nasforge.tools.export.bundle import GENOTYPE_FILE, ONNX_FILE
+from nasforge.tools.export.ensemble_export import FUSED, MANIFEST, load_ensemble, member_file
+from nasforge.tools.export.run_ensemble import run_ensemble
 from tests.nesbs_tiny import BUILD, SEARCH
 
 

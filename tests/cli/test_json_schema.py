@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 import typer
 
-from nasforge.cli import app
-from nasforge.cli.output import SCHEMA_FIELD, json_document, schema_name, set_running_command
-from nasforge.cli.plugin_commands import mount_plugin_commands
-from nasforge.registry import get_registry
+from nasforge.kernel.registry import get_registry
+from nasforge.tools.cli import app
+from nasforge.tools.cli.output import SCHEMA_FIELD, json_document, schema_name, set_running_command
+from nasforge.tools.cli.plugin_commands import mount_plugin_commands
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "json-output.md"
 LISTINGS = ("plugins", "spaces", "metrics", "strategies", "evaluators", "datasets")

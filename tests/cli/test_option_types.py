@@ -9,10 +9,8 @@ import attrs
 import numpy as np
 import pytest
 
-from nasforge.cli.error_lines import MAX_CHARS, one_line
-from nasforge.cli.options import MAX_DEPTH, json_depth, parse_options
-from nasforge.errors import NasforgeError
-from nasforge.option_types import (
+from nasforge.kernel.errors import NasforgeError
+from nasforge.kernel.option_types import (
     INT_MAX,
     OptionError,
     as_float,
@@ -23,7 +21,9 @@ from nasforge.option_types import (
     one_of,
     typed,
 )
-from nasforge.spec import ExperimentSpec, construct
+from nasforge.run.spec import ExperimentSpec, construct
+from nasforge.tools.cli.error_lines import MAX_CHARS, one_line
+from nasforge.tools.cli.options import MAX_DEPTH, json_depth, parse_options
 
 
 @pytest.mark.parametrize(

@@ -9,17 +9,17 @@ import sys
 import typer
 
 from nasforge import hookimpl
-from nasforge.cli import app as core_app
-from nasforge.cli.plugin_commands import mount_plugin_commands
-from nasforge.plugin_command import PluginCommand
-from nasforge.registry import load_registry
+from nasforge.kernel.plugin_command import PluginCommand
+from nasforge.kernel.registry import load_registry
+from nasforge.tools.cli import app as core_app
+from nasforge.tools.cli.plugin_commands import mount_plugin_commands
 
 
 def _fresh_app() -> typer.Typer:
     """A copy of the core CLI without any plugin command mounted on it."""
     app = typer.Typer()
     for info in core_app.registered_commands:
-        if info.callback is not None and info.callback.__module__.startswith("nasforge.cli"):
+        if info.callback is not None and info.callback.__module__.startswith("nasforge.tools.cli"):
             app.registered_commands.append(info)
     return app
 

@@ -23,8 +23,8 @@ from pathlib import Path
 import pytest
 
 from nasforge import Budget
-from nasforge.experiment import Experiment
-from nasforge.spec import ExperimentSpec
+from nasforge.run.experiment import Experiment
+from nasforge.run.spec import ExperimentSpec
 from tests.cli_run import run_main
 from tests.headless_browser import find_browser, headless
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from nasforge.testing import ToyEvaluator, ToyFidelityEvaluator, ToySpace
-from nasforge.testing.conformance import (
+from nasforge.kernel.testing import ToyEvaluator, ToyFidelityEvaluator, ToySpace
+from nasforge.kernel.testing.conformance import (
     EvaluatorConformance,
     MultiObjectiveStrategyConformance,
     SearchSpaceConformance,

@@ -6,7 +6,7 @@ import attrs
 import pytest
 
 from nasforge.api import load_space
-from nasforge.testing.supernet_conformance import SupernetConformance
+from nasforge.kernel.testing.supernet_conformance import SupernetConformance
 
 
 class TestNB201Supernet(SupernetConformance):

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from nasforge.genotype import Genotype
-from nasforge.journal import JournalReader
+from nasforge.kernel.genotype import Genotype
+from nasforge.run.journal import JournalReader
 from tests.conformance.example_plugin import run_nasforge
 
 SUPERNET = ["-o", 'supernet={"C": 4}']

@@ -16,14 +16,14 @@ import torch
 from torch import nn
 
 from nasforge import hookimpl
-from nasforge.datasets import DatasetSource, TensorData
-from nasforge.genotype import Genotype
-from nasforge.metric import Batch, Metric, MetricContext, MetricInfo
-from nasforge.registry import Registry, load_registry
-from nasforge.result import Result, SearchOutcome, Trial
-from nasforge.search_space import SearchSpace
-from nasforge.strategy import OneShotStrategy, Strategy
-from nasforge.testing.toy import ToyEvaluator, ToySpace
+from nasforge.kernel.datasets import DatasetSource, TensorData
+from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.metric import Batch, Metric, MetricContext, MetricInfo
+from nasforge.kernel.registry import Registry, load_registry
+from nasforge.kernel.result import Result, SearchOutcome, Trial
+from nasforge.kernel.search_space import SearchSpace
+from nasforge.kernel.strategy import OneShotStrategy, Strategy
+from nasforge.kernel.testing.toy import ToyEvaluator, ToySpace
 
 SPACE, STRATEGY, ONE_SHOT, EVALUATOR, DATASET, METRIC = (
     "flow-space",

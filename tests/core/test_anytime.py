@@ -1,11 +1,11 @@
-"""Median and inter-quartile band of best-so-far step curves over seeds (nasforge.anytime)."""
+"""Median and inter-quartile band of best-so-far step curves over seeds (nasforge.tools.anytime)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from nasforge.anytime import common_grid, quantile_band, step_values
+from nasforge.tools.anytime import common_grid, quantile_band, step_values
 
 
 def test_a_step_curve_holds_its_last_value() -> None:

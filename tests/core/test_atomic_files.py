@@ -7,7 +7,7 @@ import stat
 
 import pytest
 
-from nasforge.atomic_files import atomic_path, atomic_write_text
+from nasforge.kernel.files import atomic_path, atomic_write_text
 
 
 def test_complete_write_replaces_target_with_shareable_mode(tmp_path):

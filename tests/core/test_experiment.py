@@ -5,9 +5,9 @@ import shutil
 import pytest
 
 from nasforge import Budget, JournalError, api
-from nasforge.experiment import Experiment
-from nasforge.journal import JournalReader, journal_path
-from nasforge.spec import ExperimentSpec
+from nasforge.run.experiment import Experiment
+from nasforge.run.journal import JournalReader, journal_path
+from nasforge.run.spec import ExperimentSpec
 
 
 def _spec(**kw) -> ExperimentSpec:
@@ -118,7 +118,7 @@ def test_process_pool_matches_in_process() -> None:
 
 
 def test_failed_evaluations_are_recorded_not_fatal(tmp_path) -> None:
-    from nasforge.testing.toy import ToyEvaluator, ToySpace
+    from nasforge.kernel.testing.toy import ToyEvaluator, ToySpace
 
     class Flaky(ToyEvaluator):
         def evaluate(self, g):
@@ -169,7 +169,7 @@ def test_process_pool_workers_are_spawned_with_the_parents_thread_count() -> Non
     workers start clean, and run torch with the parent's thread count."""
     import torch
 
-    from nasforge.executors import ProcessPoolExecutor
+    from nasforge.run.executors import ProcessPoolExecutor
 
     pool = ProcessPoolExecutor(workers=1)
     try:

@@ -20,8 +20,9 @@ import torch
 from safetensors.torch import load_file, save_file
 
 from nasforge.api import load_space
-from nasforge.errors import ExportError, NasforgeError
-from nasforge.export import (
+from nasforge.kernel.errors import ExportError, NasforgeError
+from nasforge.kernel.seeding import seeded_build, seeded_generator
+from nasforge.tools.export import (
     export_bundle,
     export_genotype,
     export_onnx,
@@ -29,10 +30,15 @@ from nasforge.export import (
     load_genotype,
     onnx_export,
 )
-from nasforge.export.parity import DEFAULT_ATOL, DEFAULT_RTOL, check_parity, compare, randomise_batchnorm
-from nasforge.export.path_probe import PathKind, probe_path
-from nasforge.export.staging import files_together
-from nasforge.seeding import seeded_build, seeded_generator
+from nasforge.tools.export.parity import (
+    DEFAULT_ATOL,
+    DEFAULT_RTOL,
+    check_parity,
+    compare,
+    randomise_batchnorm,
+)
+from nasforge.tools.export.path_probe import PathKind, probe_path
+from nasforge.tools.export.staging import files_together
 
 SMALL = {"C": 8, "N": 1}
 #: The cell of the issue's repro: untrained, its logits are around 1e5-1e6.
@@ -365,7 +371,7 @@ def test_full_disk_mid_write_is_one_error_and_no_file(nb201, tmp_path, monkeypat
 
 
 def test_files_together_removes_the_first_rename_if_the_second_fails(tmp_path, monkeypatch) -> None:
-    import nasforge.atomic_files as atomic_files
+    import nasforge.kernel.files as atomic_files
 
     real_replace = os.replace
     a, b = tmp_path / "genotype.safetensors", tmp_path / "model.onnx"
@@ -397,7 +403,7 @@ def test_files_appear_together_with_shareable_mode(nb201, tmp_path) -> None:
 
 def test_plot_is_written_whole_in_the_suffix_format(nb201, tmp_path) -> None:
     pytest.importorskip("matplotlib")
-    from nasforge.scoring import correlate, plot_correlation
+    from nasforge.tools.scoring import correlate, plot_correlation
 
     data = (torch.randn(8, 3, 8, 8, generator=torch.Generator().manual_seed(0)), torch.arange(8) % 10)
     result = correlate(

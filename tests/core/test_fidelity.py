@@ -11,11 +11,11 @@ import pytest
 import torch
 
 from nasforge import Proposal, Result, Trial
-from nasforge.errors import CapabilityError, JournalError
-from nasforge.fidelity import fidelity_spent, should_stop
-from nasforge.journal import JournalReader, JournalWriter, journal_path, trial_checksum
-from nasforge.short_train import ShortTrainEvaluator
-from nasforge.testing import ToyEvaluator, ToyFidelityEvaluator, ToySpace
+from nasforge.kernel.errors import CapabilityError, JournalError
+from nasforge.kernel.fidelity import fidelity_spent, should_stop
+from nasforge.kernel.testing import ToyEvaluator, ToyFidelityEvaluator, ToySpace
+from nasforge.run.journal import JournalReader, JournalWriter, journal_path, trial_checksum
+from nasforge.tools.short_train import ShortTrainEvaluator
 
 
 def _g():
@@ -74,7 +74,7 @@ def test_toy_fidelity_evaluator_reports_per_epoch_and_stops() -> None:
 def test_short_train_varies_epochs_reports_curves_and_stops() -> None:
     """On tiny NB201 networks: 2 of 2 epochs, 1 epoch, and stopped after the first."""
     torch.set_num_threads(1)
-    from nasforge.registry import get_registry
+    from nasforge.kernel.registry import get_registry
 
     registry = get_registry()
     space = registry.get("space", "nb201")()

@@ -5,7 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from nasforge import Genotype
-from nasforge.errors import InvalidGenotypeError
+from nasforge.kernel.errors import InvalidGenotypeError
 
 choice = st.one_of(st.text(min_size=0, max_size=12), st.integers(min_value=-(2**62), max_value=2**62))
 genotypes = st.builds(

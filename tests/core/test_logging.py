@@ -14,8 +14,8 @@ import pytest
 
 import nasforge
 from nasforge import api
-from nasforge.cli import log_output
-from nasforge.progress_log import EVERY_ENV, ProgressLog, progress_interval
+from nasforge.kernel.progress_log import EVERY_ENV, ProgressLog, progress_interval
+from nasforge.tools.cli import log_output
 
 TOY = {"trials": 30, "seed": 0}
 DARTS_TINY = {
@@ -150,6 +150,6 @@ def test_verbose_shows_debug_records(cli, monkeypatch) -> None:
     def debug_listing(*_args: object, **_kwargs: object) -> None:
         logging.getLogger("nasforge.test").debug("a debug record")
 
-    monkeypatch.setattr(nasforge.cli.listing.Table, "add_row", debug_listing)
+    monkeypatch.setattr(nasforge.tools.cli.listing.Table, "add_row", debug_listing)
     assert "a debug record" in cli("-v", "spaces", ok=True).err
     assert "a debug record" not in cli("spaces", ok=True).err

@@ -10,12 +10,12 @@ import random
 import pytest
 import torch
 
-from nasforge.datasets import load_digits
-from nasforge.ensemble import Ensemble, ensemble_scores_of_results, evaluate_members
-from nasforge.errors import NasforgeError
-from nasforge.evaluator import PREDICTIONS_KEY
-from nasforge.registry import get_registry
-from nasforge.short_train import ShortTrainEvaluator
+from nasforge.kernel.datasets import load_digits
+from nasforge.kernel.ensemble import Ensemble, ensemble_scores_of_results, evaluate_members
+from nasforge.kernel.errors import NasforgeError
+from nasforge.kernel.evaluator import PREDICTIONS_KEY
+from nasforge.kernel.registry import get_registry
+from nasforge.tools.short_train import ShortTrainEvaluator
 
 BUILD = {"C": 4, "N": 1}
 

@@ -9,13 +9,10 @@ import math
 
 import pytest
 
-from nasforge.budget import Budget
-from nasforge.errors import InfeasibleSearchError, JournalError, NasforgeError
-from nasforge.evaluator import Evaluator
-from nasforge.experiment import Experiment
-from nasforge.genotype import Genotype
-from nasforge.journal import journal_path
-from nasforge.objectives import (
+from nasforge.kernel.errors import InfeasibleSearchError, JournalError, NasforgeError
+from nasforge.kernel.evaluator import Evaluator
+from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.objectives import (
     Constraint,
     SearchGoal,
     as_goal,
@@ -25,11 +22,14 @@ from nasforge.objectives import (
     parse_constraint,
     parse_objective,
 )
-from nasforge.option_types import OptionError
-from nasforge.pareto import dominates
-from nasforge.result import Objective, Result, Trial
-from nasforge.spec import ExperimentSpec, spec_differences
-from nasforge.testing import ToyEvaluator, ToySpace
+from nasforge.kernel.option_types import OptionError
+from nasforge.kernel.pareto import dominates
+from nasforge.kernel.result import Objective, Result, Trial
+from nasforge.kernel.testing import ToyEvaluator, ToySpace
+from nasforge.run.budget import Budget
+from nasforge.run.experiment import Experiment
+from nasforge.run.journal import journal_path
+from nasforge.run.spec import ExperimentSpec, spec_differences
 from nasforge_search import NSGA2, RandomSearch, RegularizedEvolution
 
 
@@ -215,7 +215,7 @@ def test_a_journal_spec_with_bad_goal_fields_is_one_line(field, value, needle) -
 
 
 def test_spec_differences_names_objectives_and_constraints() -> None:
-    from nasforge.registry import get_registry
+    from nasforge.kernel.registry import get_registry
 
     registry = get_registry()
     old = _spec().to_json()

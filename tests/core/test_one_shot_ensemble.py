@@ -9,10 +9,10 @@ import pytest
 
 import nasforge
 from nasforge import Ensemble, api
-from nasforge.ensemble import ENSEMBLE_KEY
-from nasforge.errors import JournalError
-from nasforge.journal import JournalReader, journal_path
-from nasforge.result import SearchOutcome
+from nasforge.kernel.ensemble import ENSEMBLE_KEY
+from nasforge.kernel.errors import JournalError
+from nasforge.kernel.result import SearchOutcome
+from nasforge.run.journal import JournalReader, journal_path
 from tests.nesbs_tiny import TINY
 
 
@@ -24,11 +24,13 @@ def run(tmp_path_factory):
 
 
 def test_public_api_names_the_ensemble_and_its_export() -> None:
-    from nasforge.export import export_ensemble, load_ensemble
-    from nasforge.export.ensemble_export import export_ensemble as direct
+    from nasforge.tools.export import export_ensemble, load_ensemble
+    from nasforge.tools.export.ensemble_export import export_ensemble as direct
 
     assert nasforge.Ensemble is Ensemble and "Ensemble" in nasforge.__all__
-    assert {"nasforge.ensemble", "nasforge.export.ensemble_export"} <= set(nasforge.PUBLIC_MODULES)
+    assert {"nasforge.kernel.ensemble", "nasforge.tools.export.ensemble_export"} <= set(
+        nasforge.PUBLIC_MODULES
+    )
     assert export_ensemble is direct and callable(load_ensemble)
 
 

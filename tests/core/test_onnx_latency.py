@@ -22,16 +22,17 @@ import attrs
 import pytest
 import torch
 
-from nasforge import MissingDependencyError, Result, latency_cache
-from nasforge.errors import ExportError
-from nasforge.export import latency as measuring
-from nasforge.export.latency import LatencyMeasurement, measure_genotype_latency, measure_onnx_latency
-from nasforge.journal import JournalReader, journal_path
-from nasforge.latency_cache import LatencyCache, LatencyKey, default_latency_cache_dir
-from nasforge.latency_objective import CACHED_KEY, ERROR_KEY, OBJECTIVE, LatencySettings, OnnxLatency
-from nasforge.option_types import OptionError
-from nasforge.registry import get_registry
-from nasforge.short_train import ShortTrainEvaluator
+from nasforge import MissingDependencyError, Result
+from nasforge.kernel.errors import ExportError
+from nasforge.kernel.option_types import OptionError
+from nasforge.kernel.registry import get_registry
+from nasforge.run.journal import JournalReader, journal_path
+from nasforge.tools import latency_cache
+from nasforge.tools.export import latency as measuring
+from nasforge.tools.export.latency import LatencyMeasurement, measure_genotype_latency, measure_onnx_latency
+from nasforge.tools.latency_cache import LatencyCache, LatencyKey, default_latency_cache_dir
+from nasforge.tools.latency_objective import CACHED_KEY, ERROR_KEY, OBJECTIVE, LatencySettings, OnnxLatency
+from nasforge.tools.short_train import ShortTrainEvaluator
 
 NB201 = get_registry().get("space", "nb201")()
 LIGHT = NB201.parse(

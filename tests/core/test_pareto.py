@@ -1,4 +1,4 @@
-"""nasforge.pareto against brute force: fronts, sorting ranks, crowding and hypervolume."""
+"""nasforge.kernel.pareto against brute force: fronts, sorting ranks, crowding and hypervolume."""
 
 from __future__ import annotations
 
@@ -10,7 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nasforge.pareto import crowding_distance, dominates, hypervolume, non_dominated, non_dominated_sort
+from nasforge.kernel.pareto import (
+    crowding_distance,
+    dominates,
+    hypervolume,
+    non_dominated,
+    non_dominated_sort,
+)
 
 
 def _brute_front(points: list[tuple[float, ...]], maximize: list[bool]) -> list[int]:

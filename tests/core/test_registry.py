@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 
 from nasforge import UnknownNameError, get_registry, hookimpl
-from nasforge.registry import load_registry
-from nasforge.testing import ToySpace
+from nasforge.kernel.registry import load_registry
+from nasforge.kernel.testing import ToySpace
 
 
 def test_builtins_registered() -> None:
@@ -94,7 +94,7 @@ def test_first_party_plugins_load() -> None:
 
 def test_evaluator_refuses_foreign_space() -> None:
     from nasforge import CapabilityError
-    from nasforge.testing import ToyEvaluator
+    from nasforge.kernel.testing import ToyEvaluator
 
     class Other(ToySpace):
         name = "other"

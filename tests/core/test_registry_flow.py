@@ -10,12 +10,12 @@ from __future__ import annotations
 import pytest
 
 from nasforge import Budget, UnknownNameError, api, get_registry
-from nasforge.experiment import Experiment
-from nasforge.journal import JournalReader
-from nasforge.one_shot_run import OneShotSearch, resume_one_shot, run_one_shot
-from nasforge.scoring import correlate, fixed_batch, sample_genotypes, score_genotypes
-from nasforge.short_train import ShortTrainEvaluator
-from nasforge.spec import ExperimentSpec
+from nasforge.run.experiment import Experiment
+from nasforge.run.journal import JournalReader
+from nasforge.run.one_shot_run import OneShotSearch, resume_one_shot, run_one_shot
+from nasforge.run.spec import ExperimentSpec
+from nasforge.tools.scoring import correlate, fixed_batch, sample_genotypes, score_genotypes
+from nasforge.tools.short_train import ShortTrainEvaluator
 from tests.core.flow_plugin import (
     CLASSES,
     DATASET,
@@ -80,7 +80,7 @@ def test_an_experiment_built_from_instances_fires_the_hooks_of_the_registry_pass
 def test_an_experiment_built_from_instances_without_a_registry_uses_the_default(monkeypatch) -> None:
     recorder = Recorder()
     default = flow_registry(recorder)
-    monkeypatch.setattr("nasforge.experiment.get_registry", lambda: default)
+    monkeypatch.setattr("nasforge.run.experiment.get_registry", lambda: default)
     experiment = Experiment(*_instances(None), progress=False)
     experiment.run()
     assert experiment.registry is default

@@ -19,17 +19,17 @@ import typer
 from typer.testing import CliRunner
 
 from nasforge import Budget, UnknownNameError, get_registry, hookimpl
-from nasforge.datasets import DatasetSource, TensorData, load_digits
-from nasforge.evaluator import Evaluator
-from nasforge.experiment import Experiment
-from nasforge.genotype import Genotype
-from nasforge.journal import JournalReader
-from nasforge.metric import MetricInfo
-from nasforge.registry import Registry, load_registry
-from nasforge.result import Objective, Result
-from nasforge.scoring import aggregate_ranks, sample_genotypes, score_genotypes
-from nasforge.search_space import SearchSpace
-from nasforge.spec import ExperimentSpec
+from nasforge.kernel.datasets import DatasetSource, TensorData, load_digits
+from nasforge.kernel.evaluator import Evaluator
+from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.metric import MetricInfo
+from nasforge.kernel.registry import Registry, load_registry
+from nasforge.kernel.result import Objective, Result
+from nasforge.kernel.search_space import SearchSpace
+from nasforge.run.experiment import Experiment
+from nasforge.run.journal import JournalReader
+from nasforge.run.spec import ExperimentSpec
+from nasforge.tools.scoring import aggregate_ranks, sample_genotypes, score_genotypes
 from nasforge_darts.compare_cmd import darts_compare
 from nasforge_hnas import Hnas, PoolScorer, PoolSettings
 from nasforge_hnas.cli import hnas

@@ -8,14 +8,14 @@ from typing import ClassVar
 import pytest
 
 from nasforge import Budget, CapabilityError, api
-from nasforge.cli import main
-from nasforge.errors import NasforgeError, SearchFailedError
-from nasforge.experiment import Experiment
-from nasforge.journal import JournalReader
-from nasforge.search_space import SUPERNET
-from nasforge.short_train import ShortTrainEvaluator
-from nasforge.spec import ExperimentSpec
-from nasforge.testing.toy import ToyEvaluator, ToySpace
+from nasforge.kernel.errors import NasforgeError, SearchFailedError
+from nasforge.kernel.search_space import SUPERNET
+from nasforge.kernel.testing.toy import ToyEvaluator, ToySpace
+from nasforge.run.experiment import Experiment
+from nasforge.run.journal import JournalReader
+from nasforge.run.spec import ExperimentSpec
+from nasforge.tools.cli import main
+from nasforge.tools.short_train import ShortTrainEvaluator
 
 
 def test_short_train_on_toy_is_refused_before_the_run_starts(tmp_path, cli) -> None:

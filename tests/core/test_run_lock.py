@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from nasforge import api
-from nasforge.errors import RunInUseError, RunLockError
-from nasforge.journal import JournalReader, journal_path
-from nasforge.run_lock import RunLock
+from nasforge.kernel.errors import RunInUseError, RunLockError
+from nasforge.run.journal import JournalReader, journal_path
+from nasforge.run.run_lock import RunLock
 from tests.cli_run import one_line
 
 TRIALS = 60
@@ -46,13 +46,13 @@ SEARCH = [
 SLOW_CLI = """
 import os, sys, time
 from nasforge import hookimpl
-from nasforge.registry import get_registry
+from nasforge.kernel.registry import get_registry
 class Slow:
     @hookimpl
     def nasforge_trial_end(self, experiment, trial):
         time.sleep(float(os.environ["SLOW_TRIAL_SECONDS"]))
 get_registry().pm.register(Slow())
-from nasforge.cli import main
+from nasforge.tools.cli import main
 main(sys.argv[1:])
 """
 

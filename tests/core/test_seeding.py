@@ -11,9 +11,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from nasforge.seeding import LocalRandomness, seeded_build, seeded_generator
-from nasforge.short_train import ShortTrainEvaluator
-from nasforge.training import CosineSchedule, evaluate, iterate_batches, set_lr, train_epoch
+from nasforge.kernel.seeding import LocalRandomness, seeded_build, seeded_generator
+from nasforge.run.training import CosineSchedule, evaluate, iterate_batches, set_lr, train_epoch
+from nasforge.tools.short_train import ShortTrainEvaluator
 from nasforge_darts.space import DartsSpace
 from nasforge_nb201 import NB201Space
 

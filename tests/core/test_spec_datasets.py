@@ -7,11 +7,12 @@ import json
 
 import pytest
 
-from nasforge import Budget, NasforgeError, api, defaults, get_registry
-from nasforge.datasets import load_dataset, network_options
-from nasforge.experiment import Experiment
-from nasforge.journal import JournalReader, journal_path
-from nasforge.spec import ExperimentSpec, spec_differences
+from nasforge import Budget, NasforgeError, api, get_registry
+from nasforge.kernel.datasets import load_dataset, network_options
+from nasforge.run import defaults
+from nasforge.run.experiment import Experiment
+from nasforge.run.journal import JournalReader, journal_path
+from nasforge.run.spec import ExperimentSpec, spec_differences
 from tests.core.flow_plugin import DATASET, SPACE, STRATEGY, flow_registry
 
 REGISTRY = get_registry()

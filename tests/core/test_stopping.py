@@ -6,13 +6,13 @@ from __future__ import annotations
 import pytest
 
 from nasforge import Budget, api, hookimpl
-from nasforge.experiment import Experiment
-from nasforge.export.inspect import inspect_file
-from nasforge.journal import JournalReader, journal_path
-from nasforge.option_types import OptionError
-from nasforge.registry import get_registry
-from nasforge.spec import ExperimentSpec
-from nasforge.stopping import AllOf, Plateau, StopRuleError, TargetReached, TimeLimit, parse_rule
+from nasforge.kernel.option_types import OptionError
+from nasforge.kernel.registry import get_registry
+from nasforge.run.experiment import Experiment
+from nasforge.run.journal import JournalReader, journal_path
+from nasforge.run.spec import ExperimentSpec
+from nasforge.run.stopping import AllOf, Plateau, StopRuleError, TargetReached, TimeLimit, parse_rule
+from nasforge.tools.export.inspect import inspect_file
 
 
 def _toy(**kw) -> ExperimentSpec:
@@ -184,7 +184,7 @@ def test_cli_resume_and_inspect_of_a_stopped_run(tmp_path) -> None:
     import io
     import json
 
-    from nasforge.cli import main
+    from nasforge.tools.cli import main
 
     Experiment.from_spec(_toy(), run_dir=tmp_path, progress=False, stop=["plateau:4"]).run()
     before = journal_path(tmp_path).read_text()

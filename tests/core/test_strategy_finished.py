@@ -9,13 +9,13 @@ from __future__ import annotations
 from rich.console import Console
 
 from nasforge import Budget, api
-from nasforge.experiment import Experiment
-from nasforge.genotype import Genotype
-from nasforge.journal import JournalReader
-from nasforge.result import Result
-from nasforge.spec import ExperimentSpec
-from nasforge.strategy import Strategy
-from nasforge.testing.toy import ToyEvaluator, ToySpace
+from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.result import Result
+from nasforge.kernel.strategy import Strategy
+from nasforge.kernel.testing.toy import ToyEvaluator, ToySpace
+from nasforge.run.experiment import Experiment
+from nasforge.run.journal import JournalReader
+from nasforge.run.spec import ExperimentSpec
 
 
 class FixedList(Strategy):

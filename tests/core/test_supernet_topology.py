@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from nasforge import CellTopology, KeptEdge, OneOpPerEdge, OpSet, TopKInputs
-from nasforge.supernet_discretise import discretise, one_hot_weights
+from nasforge.kernel.supernet_discretise import discretise, one_hot_weights
 
 OPS = OpSet(("none", "skip", "conv", "pool"), zero="none", skip="skip", parametric=("conv",), pools=("pool",))
 #: NAS-Bench-201's shape: one input, nodes 1..3 each reading every earlier node, output node 3.

@@ -125,7 +125,7 @@ def _run_dir(argv: list[str]) -> str | None:
 
 
 #: Files a run keeps in its directory by design: the journal, its lock (never deleted, see
-#: nasforge.run_lock), torn fragments saved aside, a one-shot run's interrupted journals.
+#: nasforge.run.run_lock), torn fragments saved aside, a one-shot run's interrupted journals.
 BOOKKEEPING = ("journal.jsonl", "run.lock", "journal.jsonl.torn-", "journal.interrupted-")
 
 
@@ -160,7 +160,7 @@ def option_names(kind: str, name: str) -> list[str]:
     """The options a registered class accepts (keyword-only parameters and config fields)."""
     import attrs
 
-    from nasforge.registry import get_registry
+    from nasforge.kernel.registry import get_registry
 
     cls = get_registry().get(kind, name)
     params = inspect.signature(cls).parameters
@@ -740,9 +740,9 @@ def _round_trip(space: Any, text: str) -> None:
 def py_options_case(src: Source, t: Templates) -> Case:
     """parse_options, then the spec and the strategy built from the options."""
     from nasforge.api import build_spec
-    from nasforge.cli.options import parse_options
-    from nasforge.registry import get_registry
-    from nasforge.spec import construct
+    from nasforge.kernel.registry import get_registry
+    from nasforge.run.spec import construct
+    from nasforge.tools.cli.options import parse_options
 
     strategy = src.choice(("rea", "random", "local", "darts", "prdarts", "nasi"))
     keys = option_names("strategy", strategy)
@@ -760,7 +760,7 @@ def py_options_case(src: Source, t: Templates) -> Case:
 
 
 def py_shape_case(src: Source, t: Templates) -> Case:
-    from nasforge.cli.options import parse_shape
+    from nasforge.tools.cli.options import parse_shape
 
     text = src.choice(("1,3,8,8", "", "1x3", "-1", "a", "1,,2", "9" * 5000, "1e3,2", " 1 , 2 ", "0"))
     if src.chance(0.5):
@@ -769,7 +769,7 @@ def py_shape_case(src: Source, t: Templates) -> Case:
 
 
 def py_genotype_file_case(src: Source, t: Templates) -> Case:
-    from nasforge.export import inspect_file, load_genotype
+    from nasforge.tools.export import inspect_file, load_genotype
 
     space = src.choice(("nb201", "darts", "toy"))
     data, what = mutate_safetensors(src, t.genotype_files[space], foreign_safetensors())
@@ -794,7 +794,7 @@ def py_genotype_file_case(src: Source, t: Templates) -> Case:
 
 
 def py_onnx_case(src: Source, t: Templates) -> Case:
-    from nasforge.export import inspect_file
+    from nasforge.tools.export import inspect_file
 
     data, what = mutate_onnx(src, t.onnx, t.genotype_files["toy"])
     return Case(
@@ -808,8 +808,8 @@ def py_onnx_case(src: Source, t: Templates) -> Case:
 
 def py_journal_case(src: Source, t: Templates) -> Case:
     from nasforge import api
-    from nasforge.export import inspect_file
-    from nasforge.journal import JournalReader
+    from nasforge.run.journal import JournalReader
+    from nasforge.tools.export import inspect_file
 
     name = src.choice(sorted(t.journals))
     base = t.unfinished(name) if src.chance(0.4) else t.journals[name]

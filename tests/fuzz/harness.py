@@ -1,6 +1,6 @@
 """Run one fuzzed input in-process and say what, if anything, went wrong.
 
-The CLI is called as ``nasforge.cli.main(argv)`` in this process (a subprocess per input
+The CLI is called as ``nasforge.tools.cli.main(argv)`` in this process (a subprocess per input
 would spend seconds importing torch, so 10,000 inputs would take hours), with stdout and
 stderr captured, the working directory set to the input's own directory, a time limit,
 and the files under that directory listed before and after. Python warnings are shown
@@ -178,7 +178,7 @@ def _call(fn: Callable[[], Any], cwd: Path, timeout: float) -> Outcome:
 
 def run_cli(argv: list[str], cwd: Path, *, timeout: float = 60.0) -> Outcome:
     """``nasforge ARGV`` in-process, in ``cwd``."""
-    from nasforge.cli import main
+    from nasforge.tools.cli import main
 
     return _call(lambda: main(list(argv)), cwd, timeout)
 
@@ -244,8 +244,8 @@ def cli_violations(argv: list[str], outcome: Outcome, cwd: Path | None = None) -
 
 def _journal_after_success(argv: list[str], command: str, cwd: Path) -> list[Violation]:
     """A run that exits 0 must leave a readable journal holding a successful trial."""
-    from nasforge.errors import NasforgeError
-    from nasforge.journal import JournalReader, journal_path
+    from nasforge.kernel.errors import NasforgeError
+    from nasforge.run.journal import JournalReader, journal_path
 
     if command == "resume":
         run_dir = next((a for a in argv[argv.index("resume") + 1 :] if not a.startswith("-")), None)
@@ -289,7 +289,7 @@ def python_violations(outcome: Outcome) -> list[Violation]:
 
 def expect_nasforge_error(fn: Callable[[], Any]) -> Callable[[], Any]:
     """Wrap a library call so that a NasforgeError counts as a clean refusal (exit 2)."""
-    from nasforge.errors import NasforgeError
+    from nasforge.kernel.errors import NasforgeError
 
     def call() -> Any:
         try:

@@ -75,7 +75,7 @@ def _check(argv: list[str], cwd: Path) -> None:
 def build_templates(root: Path) -> Templates:
     """Write every template under ``root`` (a few seconds: one tiny DARTS run, one export)."""
     from nasforge.api import load_space
-    from nasforge.export import export_genotype
+    from nasforge.tools.export import export_genotype
 
     root.mkdir(parents=True, exist_ok=True)
     t = Templates(root=root)

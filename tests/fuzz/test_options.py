@@ -23,7 +23,7 @@ from fuzz.templates import Templates
 @given(items=st.lists(st.text(alphabet=STRUCTURAL + "é\x00", max_size=30), max_size=3))
 def test_parse_options_returns_a_dict_or_refuses(items: list[str]) -> None:
     """Any text after ``-o`` gives a dict of str keys, or a NasforgeError."""
-    from nasforge.cli.options import parse_options
+    from nasforge.tools.cli.options import parse_options
 
     def call() -> None:
         options = parse_options(items)

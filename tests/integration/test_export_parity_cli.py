@@ -14,7 +14,7 @@ from types import ModuleType
 
 import pytest
 
-from nasforge.export.parity import DEFAULT_RTOL
+from nasforge.tools.export.parity import DEFAULT_RTOL
 
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "export_parity.py"
 

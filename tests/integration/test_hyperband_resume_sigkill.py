@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from nasforge.journal import JournalReader, journal_path
+from nasforge.run.journal import JournalReader, journal_path
 
 # Tiny networks and 3 epochs: brackets (3 at 1 epoch -> 1 at 3) and (2 at 3 epochs).
 ARGS = [
@@ -45,14 +45,14 @@ import sys, time
 import torch
 torch.set_num_threads(1)
 from nasforge import hookimpl
-from nasforge.registry import get_registry
+from nasforge.kernel.registry import get_registry
 class Pause:
     @hookimpl
     def nasforge_trial_end(self, experiment, trial):
         if trial.index == 1:
             time.sleep(60)
 get_registry().pm.register(Pause())
-from nasforge.cli import main
+from nasforge.tools.cli import main
 main(sys.argv[1:])
 """
 

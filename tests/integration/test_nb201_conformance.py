@@ -5,8 +5,12 @@ from __future__ import annotations
 import pytest
 
 from nasforge.api import load_space
-from nasforge.registry import get_registry
-from nasforge.testing.conformance import EvaluatorConformance, SearchSpaceConformance, StrategyConformance
+from nasforge.kernel.registry import get_registry
+from nasforge.kernel.testing.conformance import (
+    EvaluatorConformance,
+    SearchSpaceConformance,
+    StrategyConformance,
+)
 
 
 class TestNB201Space(SearchSpaceConformance):

@@ -10,8 +10,8 @@ from safetensors.torch import load_file, save_file
 
 from nasforge import ExportError, Genotype
 from nasforge.api import load_space
-from nasforge.cli import main
-from nasforge.export import export_genotype, export_onnx, inspect_file, load_genotype
+from nasforge.tools.cli import main
+from nasforge.tools.export import export_genotype, export_onnx, inspect_file, load_genotype
 
 
 @pytest.fixture(scope="module")

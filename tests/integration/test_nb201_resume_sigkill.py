@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from nasforge.journal import JournalReader, journal_path
+from nasforge.run.journal import JournalReader, journal_path
 
 ARGS = [
     "search",
@@ -33,13 +33,13 @@ ARGS = [
 SLOW_CLI = """
 import sys, time
 from nasforge import hookimpl
-from nasforge.registry import get_registry
+from nasforge.kernel.registry import get_registry
 class Slow:
     @hookimpl
     def nasforge_trial_end(self, experiment, trial):
         time.sleep(0.01)
 get_registry().pm.register(Slow())
-from nasforge.cli import main
+from nasforge.tools.cli import main
 main(sys.argv[1:])
 """
 

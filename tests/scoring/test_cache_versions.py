@@ -14,8 +14,8 @@ import torch
 
 import nasforge
 from nasforge import Metric, MetricContext, MetricInfo, get_registry
-from nasforge.scoring import ScoreCache, ScoreKey, sample_genotypes, score_genotypes
-from nasforge.scoring.outcome import MetricScore
+from nasforge.tools.scoring import ScoreCache, ScoreKey, sample_genotypes, score_genotypes
+from nasforge.tools.scoring.outcome import MetricScore
 from nasforge_hnas import PoolScorer, PoolSettings
 
 TINY = {"C": 4, "N": 1, "num_classes": 10}

@@ -8,12 +8,12 @@ import math
 import numpy as np
 import pytest
 
-from nasforge.genotype import Genotype
-from nasforge.metric import MetricInfo
-from nasforge.scoring.correlate import CorrelationResult, MetricCorrelation
-from nasforge.scoring.outcome import MetricScore
-from nasforge.scoring.plot import axis_label, draw_panel, placeable, plot_correlation
-from nasforge.scoring.table import ScoreTable
+from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.metric import MetricInfo
+from nasforge.tools.scoring.correlate import CorrelationResult, MetricCorrelation
+from nasforge.tools.scoring.outcome import MetricScore
+from nasforge.tools.scoring.plot import axis_label, draw_panel, placeable, plot_correlation
+from nasforge.tools.scoring.table import ScoreTable
 
 
 def test_placeable_counts_what_a_log_axis_cannot_show() -> None:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import scipy.stats as scipy_stats  # dev dependency (scikit-learn brings it)
 
-from nasforge.scoring import (
+from nasforge.tools.scoring import (
     aggregate_ranks,
     kendall,
     normalized_ranks,

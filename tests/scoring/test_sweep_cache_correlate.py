@@ -8,8 +8,8 @@ import pytest
 import torch
 
 from nasforge import Evaluator, Genotype, Metric, MetricContext, MetricInfo, Objective, Result, get_registry
-from nasforge.errors import MissingDependencyError
-from nasforge.scoring import (
+from nasforge.kernel.errors import MissingDependencyError
+from nasforge.tools.scoring import (
     ScoreCache,
     correlate,
     fixed_batch,

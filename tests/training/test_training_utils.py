@@ -9,7 +9,7 @@ import pytest
 import torch
 from rich.console import Console
 
-from nasforge.training import (
+from nasforge.run.training import (
     AdamConfig,
     CosineSchedule,
     LinearSchedule,

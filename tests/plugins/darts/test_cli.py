@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 import typer
 
-from nasforge.cli import main
-from nasforge.cli.plugin_commands import mount_plugin_commands
-from nasforge.export import load_genotype
-from nasforge.journal import JournalReader
-from nasforge.registry import get_registry, load_registry
+from nasforge.kernel.registry import get_registry, load_registry
+from nasforge.run.journal import JournalReader
+from nasforge.tools.cli import main
+from nasforge.tools.cli.plugin_commands import mount_plugin_commands
+from nasforge.tools.export import load_genotype
 from nasforge_darts.space import DartsSpace
 
 #: The former ``search --strategy darts --order 2 --epochs 1 --C 2 --cells 3 --arch-lr 3e-3

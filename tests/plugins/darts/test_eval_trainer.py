@@ -19,10 +19,10 @@ import numpy as np
 import pytest
 import torch
 
-from nasforge.datasets import TensorData
-from nasforge.errors import NasforgeError
-from nasforge.export import export_genotype
-from nasforge.registry import get_registry
+from nasforge.kernel.datasets import TensorData
+from nasforge.kernel.errors import NasforgeError
+from nasforge.kernel.registry import get_registry
+from nasforge.tools.export import export_genotype
 from nasforge_darts.cifar_local import (
     CIFAR10_MEAN,
     CIFAR10_STD,

@@ -13,7 +13,7 @@ import tracemalloc
 
 import pytest
 
-from nasforge.errors import InvalidGenotypeError
+from nasforge.kernel.errors import InvalidGenotypeError
 from nasforge_darts.genotype_text import MAX_NODES, MAX_TEXT, format_cells, parse_cells
 from nasforge_darts.space import DartsSpace
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from nasforge.cli import main
+from nasforge.tools.cli import main
 from nasforge_darts.table_compare import TABLE_DATASETS, CompareRow, compare_on_table, summarise
 
 TINY = {"epochs": 2, "max_batches": 2, "batch_size": 16, "supernet": {"C": 4, "N": 1}}

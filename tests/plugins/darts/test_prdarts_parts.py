@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from nasforge.supernet_topology import OpSet
+from nasforge.kernel.supernet_topology import OpSet
 from nasforge_darts.cell_stats import cell_stats
 from nasforge_darts.convergence import convergence_factor
 from nasforge_darts.edge_select import select_edges

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from nasforge.supernet_discretise import discretise
+from nasforge.kernel.supernet_discretise import discretise
 from nasforge_darts.cell_topology import TOPOLOGY
 from nasforge_darts.primitives import PRIMITIVES, edge_index
 from nasforge_darts.search_network import SearchNetwork

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nasforge import InvalidGenotypeError, get_registry
-from nasforge.errors import CapabilityError
-from nasforge.genotype import Genotype
+from nasforge.kernel.errors import CapabilityError
+from nasforge.kernel.genotype import Genotype
 from nasforge_darts.published import DARTS_V2, PR_DARTS, PUBLISHED
 from nasforge_darts.space import DartsSpace
 

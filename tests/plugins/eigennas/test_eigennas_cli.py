@@ -6,8 +6,8 @@ import json
 
 import onnx
 
-from nasforge.export import load_genotype
-from nasforge.journal import JournalReader
+from nasforge.run.journal import JournalReader
+from nasforge.tools.export import load_genotype
 from nasforge_eigennas import MLPResSpace
 from nasforge_eigennas.plugin import CANDIDATES_FILE
 

@@ -8,14 +8,14 @@ from typing import Any
 
 import pytest
 
-from nasforge.registry import get_registry
-from nasforge.testing.conformance import (
+from nasforge.kernel.registry import get_registry
+from nasforge.kernel.testing.conformance import (
     MetricConformance,
     OneShotStrategyConformance,
     SearchSpaceConformance,
     StrategyConformance,
 )
-from nasforge.testing.supernet_conformance import SupernetConformance
+from nasforge.kernel.testing.supernet_conformance import SupernetConformance
 from nasforge_eigennas import EigenNas, EigenNasTrace, InfiniteWidthTrace, MLPResSpace
 
 

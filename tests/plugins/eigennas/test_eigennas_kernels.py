@@ -21,9 +21,9 @@ import pytest
 import torch
 from scipy.integrate import quad
 
-from nasforge.backends import KernelSpec, empirical_ntk
-from nasforge.scoring import kendall
-from nasforge.seeding import seeded_build
+from nasforge.kernel.seeding import seeded_build
+from nasforge.tools.backends import KernelSpec, empirical_ntk
+from nasforge.tools.scoring import kendall
 from nasforge_eigennas import ACTIVATIONS, ActivationSet, MLPResSpace, analytic_ntk, ntk_diagonal
 from nasforge_eigennas.gaussian_moments import Moments
 

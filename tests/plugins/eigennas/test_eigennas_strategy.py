@@ -11,15 +11,15 @@ import torch
 
 from nasforge import NasforgeError
 from nasforge.api import load_space
-from nasforge.budget import Budget
-from nasforge.experiment import Experiment
-from nasforge.metric import MetricContext
-from nasforge.option_types import OptionError
-from nasforge.registry import get_registry
-from nasforge.result import Result
-from nasforge.seeding import seeded_build
-from nasforge.spec import ExperimentSpec
-from nasforge.testing.toy import ToyEvaluator, ToySpace
+from nasforge.kernel.metric import MetricContext
+from nasforge.kernel.option_types import OptionError
+from nasforge.kernel.registry import get_registry
+from nasforge.kernel.result import Result
+from nasforge.kernel.seeding import seeded_build
+from nasforge.kernel.testing.toy import ToyEvaluator, ToySpace
+from nasforge.run.budget import Budget
+from nasforge.run.experiment import Experiment
+from nasforge.run.spec import ExperimentSpec
 from nasforge_eigennas import (
     EigenNas,
     EigenNasTrace,

@@ -7,8 +7,8 @@ import json
 import typer
 from typer.testing import CliRunner
 
-from nasforge.export import load_genotype
-from nasforge.journal import JournalReader, journal_path
+from nasforge.run.journal import JournalReader, journal_path
+from nasforge.tools.export import load_genotype
 from nasforge_hnas.cli import hnas
 
 

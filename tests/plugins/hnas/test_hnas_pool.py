@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from nasforge.backends import KernelSpec, empirical_ntk, spectrum
+from nasforge.tools.backends import KernelSpec, empirical_ntk, spectrum
 from nasforge_hnas import PoolCache, PoolScorer, PoolSettings, ScoredPool
 from nasforge_hnas.pool_metrics import PoolMetrics
 from nasforge_nb201.space import NB201Space

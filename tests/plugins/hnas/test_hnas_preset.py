@@ -7,9 +7,9 @@ import random
 
 import pytest
 
-from nasforge.backends import kernel_preset
-from nasforge.option_types import OptionError
-from nasforge.testing import ToyEvaluator, ToySpace
+from nasforge.kernel.option_types import OptionError
+from nasforge.kernel.testing import ToyEvaluator, ToySpace
+from nasforge.tools.backends import kernel_preset
 from nasforge_hnas import M_TRACE, Hnas, HnasSettings, PoolDraw, PoolScorer, PoolSettings
 from nasforge_hnas.pool_settings import HNAS_CODE_KERNEL
 from nasforge_hnas.settings import PRESETS

@@ -8,9 +8,9 @@ import random
 
 import pytest
 
-from nasforge.option_types import OptionError
-from nasforge.spec import construct
-from nasforge.testing import ToyEvaluator, ToySpace
+from nasforge.kernel.option_types import OptionError
+from nasforge.kernel.testing import ToyEvaluator, ToySpace
+from nasforge.run.spec import construct
 from nasforge_hnas import (
     M_TRACE,
     GPSettings,

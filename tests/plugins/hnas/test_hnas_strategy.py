@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from nasforge import api, get_registry
-from nasforge.errors import NasforgeError
-from nasforge.result import Objective
-from nasforge.testing.conformance import StrategyConformance
+from nasforge.kernel.errors import NasforgeError
+from nasforge.kernel.result import Objective
+from nasforge.kernel.testing.conformance import StrategyConformance
 from nasforge_hnas import Hnas
 from nasforge_nb201.space import NB201Space
 

@@ -9,8 +9,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from nasforge import get_registry
-from nasforge.datasets import load_dataset
-from nasforge.seeding import seeded_build, seeded_generator
+from nasforge.kernel.datasets import load_dataset
+from nasforge.kernel.seeding import seeded_build, seeded_generator
 from nasforge_insight.grad_variance import minibatch, per_sample
 
 

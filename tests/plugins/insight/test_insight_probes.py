@@ -6,9 +6,9 @@ import pytest
 import torch
 from torch import nn
 
-from nasforge.datasets import load_dataset
-from nasforge.seeding import seeded_build, seeded_generator
-from nasforge.training import evaluate
+from nasforge.kernel.datasets import load_dataset
+from nasforge.kernel.seeding import seeded_build, seeded_generator
+from nasforge.run.training import evaluate
 from nasforge_insight.convergence import ProbeSettings, split, summarise, train_curve
 from nasforge_insight.landscape import filter_normalised_direction, surface
 

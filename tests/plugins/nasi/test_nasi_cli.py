@@ -6,9 +6,9 @@ import json
 
 from typer.testing import CliRunner
 
-from nasforge.cli import app
-from nasforge.export import inspect_file, load_genotype
-from nasforge.journal import JournalReader, journal_path
+from nasforge.run.journal import JournalReader, journal_path
+from nasforge.tools.cli import app
+from nasforge.tools.export import inspect_file, load_genotype
 
 
 def test_search_command_runs_nasi_on_digits_and_exports(tmp_path) -> None:

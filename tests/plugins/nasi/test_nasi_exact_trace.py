@@ -13,8 +13,8 @@ import random
 import numpy as np
 import torch
 
-from nasforge.backends import KernelSpec, batch_norm_mode, jacobian
-from nasforge.datasets import load_digits
+from nasforge.kernel.datasets import load_digits
+from nasforge.tools.backends import KernelSpec, batch_norm_mode, jacobian
 from nasforge_nasi import trace_proxy
 from nasforge_nb201.space import NB201Space
 

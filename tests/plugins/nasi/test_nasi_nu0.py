@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from nasforge.cli.options import parse_options
-from nasforge.errors import NasforgeError
+from nasforge.kernel.errors import NasforgeError
+from nasforge.tools.cli.options import parse_options
 from nasforge_nasi import Nasi
 from nasforge_nasi.config import PAPER_ADA_NU0, NasiConfig, paper_nu0
 from nasforge_nasi.strategy import make_config

@@ -9,8 +9,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from nasforge.backends import jacobian, per_sample_grads
-from nasforge.backends.spec import KernelSpec
+from nasforge.tools.backends import jacobian, per_sample_grads
+from nasforge.tools.backends.spec import KernelSpec
 from nasforge_nasi import penalised_objective, trace_proxy
 
 

@@ -6,8 +6,8 @@ import pytest
 import torch
 
 from nasforge import get_registry
-from nasforge.errors import NasforgeError
-from nasforge.testing.conformance import OneShotStrategyConformance
+from nasforge.kernel.errors import NasforgeError
+from nasforge.kernel.testing.conformance import OneShotStrategyConformance
 from nasforge_nasi import Nasi
 from nasforge_nasi.batches import ProxyBatches
 from nasforge_nasi.config import NasiConfig

@@ -9,11 +9,11 @@ import warnings
 import pytest
 
 import nasforge
-from nasforge.errors import CapabilityError, InvalidGenotypeError, NasforgeError, UnknownNameError
-from nasforge.genotype import Genotype
-from nasforge.result import Objective
-from nasforge.testing import ToySpace
-from nasforge.testing.conformance import EvaluatorConformance
+from nasforge.kernel.errors import CapabilityError, InvalidGenotypeError, NasforgeError, UnknownNameError
+from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.result import Objective
+from nasforge.kernel.testing import ToySpace
+from nasforge.kernel.testing.conformance import EvaluatorConformance
 from nasforge_nb201 import NB201Space, NB201TableEvaluator, load_table
 from nasforge_nb201.evaluator import FitnessOnTestSetWarning
 

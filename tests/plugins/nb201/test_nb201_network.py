@@ -8,7 +8,7 @@ import pytest
 import torch
 from torch import nn
 
-from nasforge.export import export_onnx
+from nasforge.tools.export import export_onnx
 from nasforge_nb201 import NB201Space, build, network_macs
 from nasforge_nb201.cell import NB201Cell
 from nasforge_nb201.macro import ResidualReduction

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from nasforge import JournalError, api
-from nasforge.journal import JournalReader, journal_path
-from nasforge.result import Trial, best_trial
+from nasforge.kernel.result import Trial, best_trial
+from nasforge.run.journal import JournalReader, journal_path
 from nasforge_nb201 import NB201TableEvaluator, load_table
 from nasforge_nb201.evaluator import FitnessOnTestSetWarning
 

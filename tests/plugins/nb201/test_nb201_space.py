@@ -8,10 +8,10 @@ from collections import Counter
 import pytest
 import torch
 
-from nasforge.errors import InvalidGenotypeError
-from nasforge.genotype import Genotype
-from nasforge.search_space import BUILD, ENCODE, ENUMERATE, MUTATE, NEIGHBOURS, SAMPLE, SUPERNET
-from nasforge.testing.conformance import SearchSpaceConformance
+from nasforge.kernel.errors import InvalidGenotypeError
+from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.search_space import BUILD, ENCODE, ENUMERATE, MUTATE, NEIGHBOURS, SAMPLE, SUPERNET
+from nasforge.kernel.testing.conformance import SearchSpaceConformance
 from nasforge_nb201 import NB201Network, NB201Space, NB201Supernet
 
 

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nasforge.errors import InvalidGenotypeError
-from nasforge.genotype import Genotype
+from nasforge.kernel.errors import InvalidGenotypeError
+from nasforge.kernel.genotype import Genotype
 from nasforge_nb201 import NB201Space, arch
 
 RESNET = "|nor_conv_3x3~0|+|nor_conv_3x3~0|nor_conv_3x3~1|+|nor_conv_3x3~0|nor_conv_3x3~1|nor_conv_3x3~2|"

@@ -7,7 +7,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from nasforge.genotype import Genotype
+from nasforge.kernel.genotype import Genotype
 from nasforge_nb201 import NB201Space, supernet
 from nasforge_nb201.supernet import MixedOp
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nasforge.errors import InvalidGenotypeError, NasforgeError, UnknownNameError
+from nasforge.kernel.errors import InvalidGenotypeError, NasforgeError, UnknownNameError
 from nasforge_nb201 import DATASET_NAMES, load_table
 from nasforge_nb201.table import METRICS, PER_DATASET_METRICS, parse_table, protocol_optimum, read_table_bytes
 from nasforge_nb201.table_bundle import COLUMNS, bundle_bytes

@@ -15,10 +15,10 @@ import torch
 from torch import nn
 
 from nasforge import get_registry
-from nasforge.errors import NasforgeError
-from nasforge.scoring import build_model, score_genotypes
-from nasforge.scoring.scorer import score_model
-from nasforge.search_space import network_factory
+from nasforge.kernel.errors import NasforgeError
+from nasforge.kernel.search_space import network_factory
+from nasforge.tools.scoring import build_model, score_genotypes
+from nasforge.tools.scoring.scorer import score_model
 from nasforge_nb201.arch import OP_NAMES
 from nasforge_nb201.factory import NB201NetworkFactory, _leaves
 
@@ -74,10 +74,10 @@ def test_scores_after_every_metric_equal_fresh_builds():
     x = torch.randn(8, 3, 8, 8, generator=torch.Generator().manual_seed(1))
     y = torch.arange(8) % 10
     table = score_genotypes(space(), gs, names, data=(x, y), batch_size=8, build=TINY, seed=2)
-    from nasforge.scoring.sweep import resolve_metrics
+    from nasforge.tools.scoring.sweep import resolve_metrics
 
     metrics = resolve_metrics(names, registry=reg)
-    from nasforge.metric import MetricContext
+    from nasforge.kernel.metric import MetricContext
 
     ctx = MetricContext(device="cpu", num_classes=10, seed=2, chunk_size=64, loss="cross_entropy")
     for g, row in zip(gs, table.rows, strict=True):
@@ -117,7 +117,7 @@ def test_a_module_it_cannot_reinitialise_is_refused():
 
 
 def test_spaces_without_a_factory_get_the_seeded_rebuild():
-    from nasforge.network_factory import SeededNetworkFactory
+    from nasforge.kernel.network_factory import SeededNetworkFactory
 
     darts = get_registry().space("darts")
     factory = network_factory(darts, {"C": 4, "layers": 3})
@@ -134,7 +134,7 @@ def test_sweeps_reuse_one_factory_for_equal_spaces():
     the space's state, so chunks share one factory (and a different space gets its own)."""
     import pickle
 
-    from nasforge.scoring.sweep import _factory
+    from nasforge.tools.scoring.sweep import _factory
 
     sp = space()
     twin = pickle.loads(pickle.dumps(sp))
@@ -149,7 +149,7 @@ def test_threads_get_their_own_factory():
     """A factory hands out one network object, so two threads' sweeps must not share it."""
     import threading
 
-    from nasforge.scoring.sweep import _factory
+    from nasforge.tools.scoring.sweep import _factory
 
     sp = space()
     mine = _factory(sp, TINY)

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from nasforge.api import load_space
-from nasforge.seeding import seeded_build
+from nasforge.kernel.seeding import seeded_build
 from nasforge_nesbs.decisions import ArchEncoding
 
 

@@ -9,11 +9,11 @@ import pytest
 import torch
 
 from nasforge.api import load_space
-from nasforge.ensemble import ENSEMBLE_KEY, Ensemble
-from nasforge.errors import ExportError, NasforgeError
-from nasforge.export.ensemble_export import FUSED, MANIFEST, export_ensemble, load_ensemble, member_file
-from nasforge.export.parity import randomise_batchnorm
-from nasforge.seeding import seeded_build, seeded_generator
+from nasforge.kernel.ensemble import ENSEMBLE_KEY, Ensemble
+from nasforge.kernel.errors import ExportError, NasforgeError
+from nasforge.kernel.seeding import seeded_build, seeded_generator
+from nasforge.tools.export.ensemble_export import FUSED, MANIFEST, export_ensemble, load_ensemble, member_file
+from nasforge.tools.export.parity import randomise_batchnorm
 
 TEXTS = (
     "|nor_conv_3x3~0|+|skip_connect~0|nor_conv_1x1~1|+|avg_pool_3x3~0|none~1|nor_conv_3x3~2|",
@@ -139,7 +139,7 @@ def test_ensemble_value_round_trips_and_validates(space) -> None:
 
 def test_nesbs_outcome_exports_as_a_fused_ensemble(space, tmp_path) -> None:
     """The Python API path: search, read the outcome as an Ensemble, export, load, predict."""
-    from nasforge.datasets import load_gaussian
+    from nasforge.kernel.datasets import load_gaussian
     from nasforge_nesbs import Nesbs
 
     tiny = {"supernet_epochs": 1, "posterior_epochs": 1, "max_batches": 1, "batch_size": 16}

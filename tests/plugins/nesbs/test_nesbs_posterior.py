@@ -6,10 +6,10 @@ import pytest
 import torch
 from torch import nn
 
-from nasforge.datasets import TensorData
-from nasforge.genotype import Genotype
-from nasforge.supernet import SupernetMixin
-from nasforge.supernet_topology import CellTopology, OneOpPerEdge, OpSet
+from nasforge.kernel.datasets import TensorData
+from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.supernet import SupernetMixin
+from nasforge.kernel.supernet_topology import CellTopology, OneOpPerEdge, OpSet
 from nasforge_nesbs.config import NesbsConfig
 from nasforge_nesbs.decisions import ArchEncoding
 from nasforge_nesbs.estimation import combine, ensemble_scores, prob_scores

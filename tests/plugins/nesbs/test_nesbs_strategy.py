@@ -7,10 +7,10 @@ import json
 import pytest
 
 from nasforge.api import load_space
-from nasforge.datasets import load_digits
-from nasforge.errors import NasforgeError
-from nasforge.journal import JournalReader, journal_path
-from nasforge.testing.conformance import OneShotStrategyConformance
+from nasforge.kernel.datasets import load_digits
+from nasforge.kernel.errors import NasforgeError
+from nasforge.kernel.testing.conformance import OneShotStrategyConformance
+from nasforge.run.journal import JournalReader, journal_path
 from nasforge_nesbs import Nesbs
 
 TINY = {

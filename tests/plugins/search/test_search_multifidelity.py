@@ -6,13 +6,13 @@ import json
 
 import pytest
 
-from nasforge.budget import Budget
-from nasforge.errors import CapabilityError
-from nasforge.experiment import Experiment
-from nasforge.journal import JournalReader, journal_path
-from nasforge.option_types import OptionError
-from nasforge.spec import ExperimentSpec
-from nasforge.testing import ToyEvaluator, ToyFidelityEvaluator, ToySpace
+from nasforge.kernel.errors import CapabilityError
+from nasforge.kernel.option_types import OptionError
+from nasforge.kernel.testing import ToyEvaluator, ToyFidelityEvaluator, ToySpace
+from nasforge.run.budget import Budget
+from nasforge.run.experiment import Experiment
+from nasforge.run.journal import JournalReader, journal_path
+from nasforge.run.spec import ExperimentSpec
 from nasforge_search import Hyperband, MedianPruner, SuccessiveHalving
 from nasforge_search.successive_halving import hyperband_brackets, rung_fidelities
 
@@ -37,7 +37,7 @@ def _run(cls, run_dir=None, workers: int = 1, dedup: bool = True, **options) -> 
     spec = _spec(cls.name, dedup=dedup, **options)
     exp = Experiment(space, strategy, evaluator, spec, run_dir=run_dir, progress=False)
     if workers > 1:
-        from nasforge.executors import InProcessExecutor
+        from nasforge.run.executors import InProcessExecutor
 
         exp.executor = InProcessExecutor(workers=workers)
     exp.run()

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from nasforge import api
-from nasforge.objectives import SearchGoal
-from nasforge.pareto import hypervolume
-from nasforge.result import Result
-from nasforge.testing import ToySpace
+from nasforge.kernel.objectives import SearchGoal
+from nasforge.kernel.pareto import hypervolume
+from nasforge.kernel.result import Result
+from nasforge.kernel.testing import ToySpace
 from nasforge_search import NSGA2
 
 

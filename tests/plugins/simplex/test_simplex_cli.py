@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from nasforge.export import load_genotype
-from nasforge.journal import JournalReader, journal_path
-from nasforge.registry import get_registry
+from nasforge.kernel.registry import get_registry
+from nasforge.run.journal import JournalReader, journal_path
+from nasforge.tools.export import load_genotype
 from nasforge_simplex.act_mlp_space import ActMlpSpace
 
 SEARCH = ("search", "--space", "act-mlp", "--strategy", "simplex", "--dataset", "digits")

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from nasforge.api import load_space
-from nasforge.registry import get_registry
-from nasforge.testing.conformance import OneShotStrategyConformance, SearchSpaceConformance
-from nasforge.testing.supernet_conformance import SupernetConformance
+from nasforge.kernel.registry import get_registry
+from nasforge.kernel.testing.conformance import OneShotStrategyConformance, SearchSpaceConformance
+from nasforge.kernel.testing.supernet_conformance import SupernetConformance
 from nasforge_simplex.act_mlp_space import ActMlpSpace
 from nasforge_simplex.strategy import SimplexSearch
 

@@ -13,7 +13,7 @@ import random
 import pytest
 import torch
 
-from nasforge.seeding import seeded_generator
+from nasforge.kernel.seeding import seeded_generator
 from nasforge_simplex.consistency import (
     INCONSISTENT,
     REGIME_EXACT_REALIZABLE,
@@ -56,7 +56,7 @@ def test_r1_holds_on_the_act_mlp_supernet_last_layer() -> None:
     """The probe on a real supernet: the last mixed layer feeds the affine head, so its
     candidates' losses obey the identity exactly; the first layer does not (non-linear)."""
     from nasforge.api import load_space
-    from nasforge.seeding import seeded_build
+    from nasforge.kernel.seeding import seeded_build
     from nasforge_simplex.edge_probe import supernet_consistency
 
     space = load_space("act-mlp", layers=2, ops=["relu", "tanh", "sigmoid"])

@@ -9,8 +9,8 @@ import pytest
 import torch
 from torch import nn
 
-from nasforge.seeding import seeded_generator
-from nasforge.training import AdamConfig
+from nasforge.kernel.seeding import seeded_generator
+from nasforge.run.training import AdamConfig
 from nasforge_simplex.candidate_ranking import k_best_rows
 from nasforge_simplex.kendall import kendall_tau
 from nasforge_simplex.parameterisation import (

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from nasforge.seeding import seeded_generator
+from nasforge.kernel.seeding import seeded_generator
 from nasforge_simplex.consistency import CONSISTENT, INCONSISTENT, REGIME_EXACT_REALIZABLE, consistency_report
 from nasforge_simplex.two_layer import OpSetCheck, draw_two_layer, op_set_report
 

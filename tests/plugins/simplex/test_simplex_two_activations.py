@@ -13,7 +13,7 @@ import random
 import pytest
 import torch
 
-from nasforge.seeding import seeded_generator
+from nasforge.kernel.seeding import seeded_generator
 from nasforge_simplex.consistency import CONSISTENT, consistency_report
 from nasforge_simplex.two_layer import draw_two_layer
 

@@ -14,9 +14,9 @@ from torch import nn
 from zc_helpers import Opaque
 
 from nasforge import get_registry
-from nasforge.metric import MetricContext
-from nasforge.scoring import build_model
-from nasforge.scoring.scorer import score_model
+from nasforge.kernel.metric import MetricContext
+from nasforge.tools.scoring import build_model
+from nasforge.tools.scoring.scorer import score_model
 
 
 def flops(model: nn.Module, shape: tuple[int, ...]) -> float:

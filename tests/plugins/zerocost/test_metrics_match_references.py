@@ -9,8 +9,8 @@ import torch
 import zc_helpers as H
 
 from nasforge import MetricContext
-from nasforge.backends import batch_norm_mode
-from nasforge.scoring import score_model
+from nasforge.tools.backends import batch_norm_mode
+from nasforge.tools.scoring import score_model
 from nasforge_zerocost.catalogue import BY_NAME, METRICS
 
 ARCHS = (

@@ -13,8 +13,8 @@ import torch
 import zc_helpers as H
 
 from nasforge import MetricContext
-from nasforge.scoring import MetricScore, score_model
-from nasforge.seeding import seeded_build
+from nasforge.kernel.seeding import seeded_build
+from nasforge.tools.scoring import MetricScore, score_model
 from nasforge_zerocost.catalogue import BY_NAME
 from nasforge_zerocost.ensemble import VoteEnsemble, vote_agreement
 

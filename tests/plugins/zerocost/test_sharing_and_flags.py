@@ -10,8 +10,8 @@ import torch
 import zc_helpers as H
 
 from nasforge import Metric, MetricContext, MetricInfo, get_registry
-from nasforge.errors import NasforgeError
-from nasforge.scoring import SharedPasses, score_genotypes, score_model
+from nasforge.kernel.errors import NasforgeError
+from nasforge.tools.scoring import SharedPasses, score_genotypes, score_model
 from nasforge_zerocost.catalogue import BY_NAME, METRICS
 from nasforge_zerocost.ensemble import RankEnsemble
 

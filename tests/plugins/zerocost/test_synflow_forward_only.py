@@ -17,10 +17,10 @@ from torch import nn
 from zc_helpers import Opaque
 
 from nasforge import get_registry
-from nasforge.backends import is_monotone
-from nasforge.metric import MetricContext
-from nasforge.scoring import build_model
-from nasforge.scoring.scorer import score_model
+from nasforge.kernel.metric import MetricContext
+from nasforge.tools.backends import is_monotone
+from nasforge.tools.scoring import build_model
+from nasforge.tools.scoring.scorer import score_model
 
 TINY = {"C": 4, "N": 1, "num_classes": 10}
 

@@ -12,7 +12,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from nasforge.registry import get_registry
+from nasforge.kernel.registry import get_registry
 
 TINY = {"C": 4, "N": 1, "num_classes": 10}
 

@@ -1,0 +1,230 @@
+"""Plugin discovery and the name -> component registry.
+
+Every plugin, first-party or not, arrives through the entry-point group ``nasforge``.
+Each entry point is loaded on its own, and each registration hook is called on its own,
+so that one broken plugin is reported (``nasforge plugins`` shows the error) and never
+stops the others from registering.
+
+Order is deterministic, because it decides name clashes: the core's built-ins first, then
+nasforge's own (first-party) entry points, then every other distribution's, each group
+sorted by entry-point name. On a clash the component registered first is kept and the
+warning names both plugins, so a third-party package can never silently shadow a
+first-party component.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import os
+import threading
+from collections.abc import Iterable
+from typing import Any
+
+import attrs
+import pluggy
+
+from nasforge.kernel import hookspecs
+from nasforge.kernel.errors import UnknownNameError
+
+ENTRY_POINT_GROUP = "nasforge"
+#: The distribution whose entry points are first-party (registered before third parties').
+FIRST_PARTY_DISTRIBUTION = "nasforge"
+BUILTIN_PLUGIN = "nasforge.builtin"
+#: The module of the core's own components (datasets, executors, short-train), loaded by
+#: name like an entry point: the kernel never imports the layers above it.
+BUILTIN_MODULE = "nasforge.tools.builtin_plugin"
+#: Entry points named here (comma-separated) are not loaded, as if uninstalled.
+DISABLE_ENV = "NASFORGE_DISABLE_PLUGINS"
+
+KINDS = {
+    "space": "nasforge_register_search_spaces",
+    "metric": "nasforge_register_metrics",
+    "strategy": "nasforge_register_strategies",
+    "evaluator": "nasforge_register_evaluators",
+    "dataset": "nasforge_register_datasets",
+    "executor": "nasforge_register_executors",
+    "command": "nasforge_register_commands",
+}
+
+
+@attrs.frozen
+class PluginInfo:
+    """One entry point and what became of it."""
+
+    name: str
+    module: str
+    distribution: str | None
+    ok: bool
+    error: str | None = None
+    provides: tuple[str, ...] = ()
+
+
+class Registry:
+    """Components by kind and name, gathered from a pluggy plugin manager.
+
+    Build one with :func:`load_registry` (or ``Registry(*create_plugin_manager(...))``)
+    and pass it to what needs components; :func:`get_registry` is the process-wide
+    default for callers that pass none.
+    """
+
+    def __init__(self, pm: pluggy.PluginManager, plugins: Iterable[PluginInfo]) -> None:
+        self.pm = pm
+        self._components: dict[str, dict[str, Any]] = {}
+        self._origin: dict[tuple[str, str], str] = {}
+        self.conflicts: list[str] = []
+        errors: dict[str, list[str]] = {}
+        provides: dict[str, list[str]] = {}
+        for kind, hook_name in KINDS.items():
+            table: dict[str, Any] = {}
+            for impl in getattr(pm.hook, hook_name).get_hookimpls():  # registration order
+                owner = impl.plugin_name
+                try:
+                    components = list(impl.function() or [])
+                    names = [_component_name(c) for c in components]
+                except Exception as exc:  # a broken plugin must not break the others
+                    errors.setdefault(owner, []).append(f"{hook_name}: {type(exc).__name__}: {exc}")
+                    continue
+                for cname, component in zip(names, components, strict=True):
+                    provides.setdefault(owner, []).append(f"{kind}:{cname}")
+                    if cname in table and table[cname] is not component:
+                        kept = self._origin[(kind, cname)]
+                        self.conflicts.append(
+                            f"{kind} '{cname}' is registered by plugins '{kept}' and '{owner}'; "
+                            f"kept the one from '{kept}'"
+                        )
+                        continue
+                    table[cname] = component
+                    self._origin[(kind, cname)] = owner
+            self._components[kind] = table
+        self.plugins: list[PluginInfo] = [_settle(p, errors, provides) for p in plugins]
+
+    def names(self, kind: str) -> list[str]:
+        return sorted(self._components[kind])
+
+    def get(self, kind: str, name: str) -> Any:
+        """The component registered as ``name``; unknown names raise with a suggestion."""
+        table = self._components[kind]
+        if name not in table:
+            raise UnknownNameError(_KIND_WORDS.get(kind, kind), name, table)
+        return table[name]
+
+    def has(self, kind: str, name: str) -> bool:
+        return name in self._components[kind]
+
+    def origin(self, kind: str, name: str) -> str:
+        """The plugin that supplied component ``name`` (raises like :meth:`get`)."""
+        self.get(kind, name)
+        return self._origin[(kind, name)]
+
+    def items(self, kind: str) -> list[tuple[str, Any]]:
+        return sorted(self._components[kind].items())
+
+    # convenience constructors used by the CLI and the Python API
+    def space(self, name: str, **options: Any) -> Any:
+        return self.get("space", name)(**options)
+
+
+_KIND_WORDS = {"space": "search space"}
+
+
+def _component_name(component: Any) -> str:
+    name = getattr(component, "name", None)
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"{component!r} has no 'name' string attribute")
+    return name
+
+
+def _settle(info: PluginInfo, errors: dict[str, list[str]], provides: dict[str, list[str]]) -> PluginInfo:
+    """The plugin's record once its hooks have run: failed if any of them raised."""
+    found = errors.get(info.name)
+    if not info.ok:
+        return info
+    return attrs.evolve(
+        info,
+        ok=not found,
+        error="; ".join(found) if found else None,
+        provides=tuple(provides.get(info.name, ())),
+    )
+
+
+def _distribution_of(ep: importlib.metadata.EntryPoint) -> str | None:
+    dist = getattr(ep, "dist", None)
+    return dist.name if dist is not None else None
+
+
+def _entry_point_order(ep: importlib.metadata.EntryPoint) -> tuple[int, str, str]:
+    distribution = _distribution_of(ep) or ""
+    return (0 if distribution == FIRST_PARTY_DISTRIBUTION else 1, ep.name, distribution)
+
+
+def create_plugin_manager(
+    *, entry_points: bool = True, extra_plugins: Iterable[Any] = (), disabled: Iterable[str] = ()
+) -> tuple[pluggy.PluginManager, list[PluginInfo]]:
+    """A plugin manager with the core's built-ins, the entry points and any extras.
+
+    Entry points named in ``disabled`` are not loaded at all, as if uninstalled. Loading
+    only imports and registers; what each plugin provides (and whether its hooks work)
+    is settled when a :class:`Registry` is built from the result.
+    """
+    builtin_plugin = importlib.import_module(BUILTIN_MODULE)
+    pm = pluggy.PluginManager(hookspecs.PROJECT)
+    pm.add_hookspecs(hookspecs)
+    pm.register(builtin_plugin, name=BUILTIN_PLUGIN)
+    for name in disabled:
+        pm.set_blocked(name)
+    infos: list[PluginInfo] = [
+        PluginInfo(BUILTIN_PLUGIN, builtin_plugin.__name__, FIRST_PARTY_DISTRIBUTION, True)
+    ]
+    if entry_points:
+        found = sorted(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP), key=_entry_point_order)
+        for ep in found:
+            if pm.get_plugin(ep.name) is not None or pm.is_blocked(ep.name):
+                continue
+            try:
+                plugin = ep.load()
+                pm.register(plugin, name=ep.name)
+            except Exception as exc:  # a broken plugin must not break the others
+                infos.append(
+                    PluginInfo(ep.name, ep.value, _distribution_of(ep), False, f"{type(exc).__name__}: {exc}")
+                )
+                continue
+            infos.append(PluginInfo(ep.name, ep.value, _distribution_of(ep), True))
+    for plugin in extra_plugins:
+        try:
+            name = pm.register(plugin)
+        except Exception as exc:  # e.g. a hook with a misspelt name or signature
+            infos.append(PluginInfo(repr(plugin), repr(plugin), None, False, f"{type(exc).__name__}: {exc}"))
+            continue
+        infos.append(PluginInfo(name or repr(plugin), repr(plugin), None, True))
+    return pm, infos
+
+
+def load_registry(
+    *, entry_points: bool = True, extra_plugins: Iterable[Any] = (), disabled: Iterable[str] | None = None
+) -> Registry:
+    """A fresh registry: the installed plugins (if ``entry_points``) plus ``extra_plugins``.
+
+    ``disabled`` entry points are skipped; by default those named (comma-separated) in the
+    ``NASFORGE_DISABLE_PLUGINS`` environment variable, so a pipeline can switch a broken or
+    unwanted plugin off without uninstalling it.
+    """
+    if disabled is None:
+        disabled = [n.strip() for n in os.environ.get(DISABLE_ENV, "").split(",") if n.strip()]
+    pm, infos = create_plugin_manager(
+        entry_points=entry_points, extra_plugins=extra_plugins, disabled=disabled
+    )
+    return Registry(pm, infos)
+
+
+_default: Registry | None = None
+_lock = threading.Lock()
+
+
+def get_registry(*, refresh: bool = False) -> Registry:
+    """The process-wide registry built from installed entry points (cached)."""
+    global _default
+    with _lock:
+        if _default is None or refresh:
+            _default = load_registry()
+        return _default

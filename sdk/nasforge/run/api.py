@@ -1,0 +1,289 @@
+"""The Python face of the main CLI tasks: one call per command, same defaults.
+
+Each call takes the ``registry`` its components come from; without one it uses the
+process-wide default (``nasforge.get_registry()``), chosen here, at the entry point, and
+passed down to everything the run builds. Components a caller does not name are the core
+defaults of :mod:`nasforge.run.defaults`; when the plugin supplying one is missing, the call
+fails in one line saying so.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+
+from nasforge.kernel.errors import NasforgeError
+from nasforge.kernel.objectives import Constraint
+from nasforge.kernel.option_types import OptionError
+from nasforge.kernel.registry import Registry, get_registry
+from nasforge.kernel.result import Objective, SearchOutcome
+from nasforge.kernel.search_space import SearchSpace
+from nasforge.run import defaults
+from nasforge.run.budget import Budget
+from nasforge.run.defaults import default_component
+from nasforge.run.executors import DEFAULT_RETRIES, ExecutorOptions
+from nasforge.run.experiment import Experiment
+from nasforge.run.journal import JournalReader
+from nasforge.run.one_shot_run import resume_one_shot, run_one_shot
+from nasforge.run.spec import ExperimentSpec
+from nasforge.run.stopping import StopRule
+from nasforge.tools.backends.device import resolve_device
+
+_log = logging.getLogger(__name__)
+
+DEFAULT_TRIALS = 100
+
+
+def load_space(name: str, *, registry: Registry | None = None, **options: Any) -> SearchSpace:
+    """The registered search space ``name``, constructed with ``options``."""
+    return (registry if registry is not None else get_registry()).space(name, **options)
+
+
+def build_spec(
+    space: str | None = None,
+    strategy: str | None = None,
+    evaluator: str | None = None,
+    *,
+    dataset: str | None = None,
+    train_data: str | None = None,
+    benchmark_dataset: str | None = None,
+    device: str | None = None,
+    trials: int | None = None,
+    seconds: float | None = None,
+    simulated_seconds: float | None = None,
+    seed: int = 0,
+    space_options: dict[str, Any] | None = None,
+    strategy_options: dict[str, Any] | None = None,
+    evaluator_options: dict[str, Any] | None = None,
+    executor: str = "inprocess",
+    workers: int = 1,
+    dedup: bool = True,
+    objectives: Sequence[str | Objective] | None = None,
+    constraints: Sequence[str | Constraint] | None = None,
+    stop: Sequence[str | StopRule] | None = None,
+    registry: Registry | None = None,
+) -> ExperimentSpec:
+    """A spec with the CLI's defaults filled in, for ask/tell and one-shot strategies.
+
+    Unnamed components are the defaults of :mod:`nasforge.run.defaults` (space nb201,
+    strategy rea, and for ask/tell the nb201-table evaluator on cifar10 with 100 trials
+    unless a budget is given). ``train_data`` is what networks train on (a one-shot
+    search, an evaluator that trains; default digits), ``benchmark_dataset`` the
+    benchmark evaluator's dataset; ``dataset`` is the older single name, meaning the
+    training data of a one-shot run or a training evaluator and the benchmark dataset
+    otherwise. ``device`` (cpu, cuda, cuda:N) goes to a one-shot strategy, or to an
+    ask/tell evaluator that takes one. A one-shot search's length is a strategy option
+    (``epochs``), so a budget is refused.
+
+    ``objectives`` (``"NAME:max"``, ``"NAME:min"`` or :class:`~nasforge.Objective`) are what
+    an ask/tell run optimises, the evaluator's own objective when none are given; two or
+    more need a multi-objective strategy and the run returns a Pareto front.
+    ``constraints`` (``"NAME<=VALUE"``, ``"NAME>=VALUE"`` or :class:`~nasforge.Constraint`)
+    bound what may become the best. Both are refused for one-shot strategies.
+    ``stop`` are rules that end an ask/tell run early, any one of which stops it
+    (``"valid_accuracy>=93"``, ``"time:600"``, ``"plateau:20"`` or the classes of
+    :mod:`nasforge.run.stopping`); the journal records them, so a resume obeys them too.
+    """
+    registry = registry if registry is not None else get_registry()
+    space = space or default_component(registry, "space", defaults.SPACE)
+    strategy = strategy or default_component(registry, "strategy", defaults.STRATEGY)
+    spec = ExperimentSpec(
+        space=space,
+        strategy=strategy,
+        evaluator=evaluator,
+        budget=None,
+        dataset=dataset,
+        seed=seed,
+        space_options=space_options or {},
+        strategy_options=strategy_options or {},
+        evaluator_options=evaluator_options or {},
+        executor=executor,
+        workers=workers,
+        dedup=dedup,
+        train_data=train_data,
+        benchmark_dataset=benchmark_dataset,
+        objectives=objectives,
+        constraints=constraints,
+        stop=stop,
+    )
+    has_budget = trials is not None or seconds is not None or simulated_seconds is not None
+    if spec.is_one_shot(registry):
+        if has_budget:
+            raise NasforgeError(f"'{strategy}' is one-shot: set its length with -o epochs=N, not a budget")
+        if spec.objectives or spec.constraints:
+            raise NasforgeError(
+                f"'{strategy}' is one-shot: objectives and constraints apply to ask/tell strategies"
+            )
+        if spec.stop:
+            raise NasforgeError(f"'{strategy}' is one-shot: stop rules apply to ask/tell strategies")
+        spec = _with_default_data(spec.resolve(registry), registry)
+        return _checked(_with_device(spec, device, registry), registry)
+    if evaluator is None:
+        chosen = defaults.default_evaluator(registry, spec.space)
+        if chosen != defaults.TABLE_EVALUATOR:
+            _log.info(
+                "no --evaluator: '%s' cannot serve space '%s', so each candidate is trained briefly by '%s'",
+                defaults.TABLE_EVALUATOR,
+                spec.space,
+                chosen,
+            )
+        spec = attrs.evolve(spec, evaluator=chosen)
+    if not has_budget:
+        trials = DEFAULT_TRIALS
+    spec = attrs.evolve(
+        spec, budget=Budget(trials=trials, seconds=seconds, simulated_seconds=simulated_seconds)
+    )
+    spec.check_strategy_goal(registry)  # before the evaluator is built: a plain refusal comes first
+    return _checked(
+        _with_device(_with_default_data(spec.resolve(registry), registry), device, registry), registry
+    )
+
+
+def _with_default_data(spec: ExperimentSpec, registry: Registry) -> ExperimentSpec:
+    """The default datasets of :mod:`nasforge.run.defaults` where the (resolved) spec names none:
+    training data for a one-shot search or a training evaluator; the table's dataset for
+    the default table evaluator (another evaluator keeps its own default)."""
+    if spec.train_data is None and (spec.is_one_shot(registry) or spec.evaluator_trains(registry)):
+        return attrs.evolve(spec, train_data=defaults.TRAINING_DATASET)
+    if (
+        spec.evaluator == defaults.TABLE_EVALUATOR
+        and not spec.is_one_shot(registry)
+        and spec.benchmark_dataset is None
+        and "dataset" not in spec.evaluator_options
+    ):
+        return attrs.evolve(spec, benchmark_dataset=defaults.TABLE_DATASET)
+    return spec
+
+
+def _checked(spec: ExperimentSpec, registry: Registry) -> ExperimentSpec:
+    """``spec``, once its evaluator's dataset is known not to be named twice differently."""
+    if spec.evaluator is not None:
+        spec.evaluator_dataset(registry)
+    return spec
+
+
+def _with_device(spec: ExperimentSpec, device: str | None, registry: Registry) -> ExperimentSpec:
+    """``device`` as the one-shot strategy's option, or the ask/tell evaluator's; an
+    unavailable CUDA device is refused here, in one line, before anything is built."""
+    if device is None:
+        return spec
+    try:
+        resolve_device(device)
+    except (ValueError, RuntimeError) as exc:
+        raise OptionError(f"--device {device}: {exc}") from exc
+    if spec.is_one_shot(registry):
+        target, options = "strategy", spec.strategy_options
+    else:
+        evaluator_cls = registry.get("evaluator", spec.evaluator)
+        if "device" not in inspect.signature(evaluator_cls).parameters:
+            raise OptionError(
+                f"--device: evaluator '{spec.evaluator}' takes no device (it applies to one-shot "
+                "strategies and to evaluators that train)"
+            )
+        target, options = "evaluator", spec.evaluator_options
+    if options.get("device", device) != device:
+        raise OptionError(f"--device {device} and the {target} option device={options['device']} disagree")
+    return attrs.evolve(spec, **{f"{target}_options": {**options, "device": device}})
+
+
+def search(
+    space: str | None = None,
+    strategy: str | None = None,
+    evaluator: str | None = None,
+    *,
+    run_dir: str | os.PathLike[str] | None = None,
+    progress: bool = False,
+    registry: Registry | None = None,
+    asynchronous: bool = False,
+    ray_address: str | None = None,
+    trial_cpus: float = 1.0,
+    trial_gpus: float = 0.0,
+    retries: int = DEFAULT_RETRIES,
+    **spec_options: Any,
+) -> SearchOutcome:
+    """Run a journaled search (the Python twin of ``nasforge search``).
+
+    ``spec_options`` are those of :func:`build_spec` (train_data, benchmark_dataset,
+    trials, seed, device, objectives, constraints, stop, ...). With ``run_dir`` every trial
+    is journaled and an interrupted run continues with :func:`resume`. Every component comes from
+    ``registry`` (default: the process-wide one).
+
+    With several objectives the outcome's ``front`` holds the Pareto front (trials, best
+    first) and ``members`` its genotypes; ``best`` is the front member best on the first
+    objective. An ensemble search (e.g. ``nesbs``) returns its ensemble in ``ensemble``
+    (a :class:`~nasforge.Ensemble`: members, weights, combine rule, per-member scores) and
+    its genotypes in ``members``; :func:`nasforge.tools.export.export_ensemble` writes it as
+    ``nasforge search --export`` does, and :func:`resume` of the ended run gives it back.
+
+    Where trials run (ask/tell runs): ``executor="ray"`` with ``ray_address`` (``"HOST:PORT"``
+    of a ``ray start --head``, ``"auto"`` or ``"ray://HOST:PORT"``) joins an existing Ray
+    cluster instead of starting a local one; ``trial_cpus``/``trial_gpus`` are each trial's
+    Ray task resources. ``retries``: how often a trial whose worker died (process pool or
+    Ray) is run again before it counts as failed (recorded in ``metadata["retries"]``).
+    ``asynchronous`` keeps ``workers`` trials in flight and tells each result as it
+    arrives, instead of rounds that wait for their slowest trial; the journal keeps the
+    order results were told, so a resume replays it exactly, but which result arrives
+    first depends on the machines, so two asynchronous runs may differ (the default,
+    synchronous rounds, gives the same run whatever executor runs it).
+
+    Raises :class:`~nasforge.kernel.errors.SearchFailedError` when every trial failed (there is
+    no best to return), :class:`~nasforge.kernel.errors.InfeasibleSearchError` (a subclass) when
+    no trial satisfied the constraints, :class:`~nasforge.kernel.errors.CapabilityError` when the evaluator
+    cannot serve the space (before any trial), and
+    :class:`~nasforge.kernel.errors.RunInUseError` when another process writes ``run_dir``.
+    """
+    registry = registry if registry is not None else get_registry()
+    spec = build_spec(space, strategy, evaluator, registry=registry, **spec_options)
+    options = ExecutorOptions(
+        address=ray_address, trial_cpus=trial_cpus, trial_gpus=trial_gpus, retries=retries
+    )
+    if spec.is_one_shot(registry):
+        if asynchronous or options != ExecutorOptions():
+            raise NasforgeError(
+                f"'{spec.strategy}' is one-shot: executor options and asynchronous evaluation apply "
+                "to ask/tell strategies"
+            )
+        return run_one_shot(spec, run_dir=run_dir, registry=registry, progress=progress).outcome
+    return Experiment.from_spec(
+        spec,
+        run_dir=run_dir,
+        registry=registry,
+        progress=progress,
+        executor_options=options,
+        asynchronous=asynchronous,
+    ).run()
+
+
+def resume(
+    run_dir: str | os.PathLike[str],
+    *,
+    progress: bool = False,
+    registry: Registry | None = None,
+    ray_address: str | None = None,
+    trial_cpus: float = 1.0,
+    trial_gpus: float = 0.0,
+    retries: int = DEFAULT_RETRIES,
+) -> SearchOutcome:
+    """Continue (or, if it ended, re-read) the journaled run in ``run_dir``.
+
+    An ask/tell run continues on the executor and workers its spec names, evaluated as
+    it was (synchronously or asynchronously); ``ray_address``, ``trial_cpus``,
+    ``trial_gpus`` and ``retries`` are as in :func:`search` (where it runs is not part of
+    the run, so a run may continue on another cluster).
+
+    A run that ended is only read (nothing is opened for writing, so read-only media
+    work); one that did not takes the run directory's lock, and is refused with
+    :class:`~nasforge.kernel.errors.RunInUseError` while another process writes it.
+    """
+    registry = registry if registry is not None else get_registry()
+    if JournalReader.of_run(run_dir).header.get("mode") == "one-shot":
+        return resume_one_shot(run_dir, progress=progress, registry=registry).outcome
+    options = ExecutorOptions(
+        address=ray_address, trial_cpus=trial_cpus, trial_gpus=trial_gpus, retries=retries
+    )
+    return Experiment.resume(run_dir, registry=registry, progress=progress, executor_options=options).run()

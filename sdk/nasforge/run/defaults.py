@@ -1,0 +1,53 @@
+"""The one place the core names first-party components: what a user gets by naming none.
+
+The core never imports a plugin; it only falls back to these names when the CLI or the
+Python API is called without one. If the plugin that supplies a default is not installed,
+:func:`default_component` says so in one line instead of failing deep inside a run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nasforge.kernel.errors import NasforgeError
+
+#: Search space, ask/tell strategy and tabular evaluator of a plain ``nasforge search``.
+SPACE = "nb201"
+STRATEGY = "rea"
+TABLE_EVALUATOR = "nb201-table"
+#: Evaluator of an ask/tell search on a space the table evaluator cannot serve: it trains
+#: each network briefly on :data:`TRAINING_DATASET` (works on any space with a ``build``).
+TRAINING_EVALUATOR = "short-train"
+#: The tabular benchmark's dataset column when none is named.
+TABLE_DATASET = "cifar10"
+#: Bundled training data (sklearn digits) for strategies and evaluators that train.
+TRAINING_DATASET = "digits"
+#: Size baselines that ``nasforge score``/``correlate`` always show beside a metric.
+BASELINE_METRICS = ("params", "flops")
+
+_OPTION = {"space": "--space", "strategy": "--strategy", "evaluator": "--evaluator", "metric": "--metric"}
+
+
+def default_evaluator(registry: Any, space: str) -> str:
+    """The evaluator of an ask/tell search that names none: the tabular benchmark when it
+    serves ``space`` (instant, real ground truth), else the evaluator that trains.
+
+    Without this a plain ``nasforge search --space mlp-res`` was refused because the table
+    only holds NB201 cells, although short-train could run it as it stands.
+    """
+    table = default_component(registry, "evaluator", TABLE_EVALUATOR)
+    served = getattr(registry.get("evaluator", table), "spaces", frozenset())
+    if not served or space in served:
+        return table
+    return default_component(registry, "evaluator", TRAINING_EVALUATOR)
+
+
+def default_component(registry: Any, kind: str, name: str) -> str:
+    """``name`` if the registry has it, else a one-line error saying how to name another."""
+    if registry.has(kind, name):
+        return name
+    option = _OPTION.get(kind, f"a {kind}")
+    raise NasforgeError(
+        f"the default {kind} '{name}' is not installed (its plugin is missing or failed to load: "
+        f"see `nasforge plugins`); name one with {option}"
+    )

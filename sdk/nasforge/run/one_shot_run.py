@@ -1,0 +1,261 @@
+"""Run a one-shot strategy (DARTS, PR-DARTS, NASI, ...) from a spec, journaled.
+
+A one-shot search trains a supernet, so it cannot be replayed trial by trial the way an
+ask/tell search can: its journal records each epoch's derived architecture as it happens
+(nothing seen is lost), and an interrupted run is restarted from the beginning, which
+the seed makes reproduce the same architecture. The old journal is kept beside it.
+
+One process writes a run directory at a time (:mod:`nasforge.run.run_lock`); a finished run
+is only read, so it can be re-read from read-only media. The registry's event hooks
+(``nasforge_trial_end`` per epoch or sample, ``nasforge_search_end``) fire as for an
+ask/tell run, with a :class:`OneShotSearch` as their ``experiment``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import attrs
+from rich.console import Console
+
+from nasforge.kernel.datasets import TensorData
+from nasforge.kernel.ensemble import Ensemble, evaluate_members
+from nasforge.kernel.errors import JournalError, NasforgeError
+from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.progress_log import ProgressLog, bar_is_live
+from nasforge.kernel.registry import Registry, get_registry
+from nasforge.kernel.result import Result, SearchOutcome, Trial
+from nasforge.kernel.search_space import SearchSpace
+from nasforge.kernel.strategy import OneShotStrategy
+from nasforge.run.environment import describe_environment
+from nasforge.run.journal import JournalReader, JournalWriter, is_unstarted, journal_path
+from nasforge.run.run_lock import RunLock
+from nasforge.run.spec import ExperimentSpec, construct, spec_differences
+
+
+@attrs.frozen
+class OneShotRun:
+    """What a one-shot run produced: the outcome and, if an evaluator was named, its verdict."""
+
+    outcome: SearchOutcome
+    space: SearchSpace
+    data: TensorData
+    evaluation: Result | None
+    run_dir: Path | None
+    seconds: float
+
+
+@attrs.frozen(eq=False)
+class OneShotSearch:
+    """A one-shot run as its event hooks see it (their ``experiment`` argument; an ask/tell
+    run passes its :class:`~nasforge.run.experiment.Experiment`, which has the same first
+    four attributes), so a logger written for one kind of run serves both."""
+
+    spec: ExperimentSpec
+    space: SearchSpace
+    run_dir: Path | None
+    registry: Registry
+    strategy: OneShotStrategy
+    data: TensorData
+    evaluator: Any
+
+
+def is_one_shot(spec: ExperimentSpec, registry: Registry | None = None) -> bool:
+    """Whether ``spec``'s strategy is one-shot (``registry``: the default one if None)."""
+    return spec.is_one_shot(registry if registry is not None else get_registry())
+
+
+def run_one_shot(
+    spec: ExperimentSpec,
+    *,
+    run_dir: str | os.PathLike[str] | None = None,
+    registry: Registry | None = None,
+    progress: bool = True,
+    console: Console | None = None,
+) -> OneShotRun:
+    """Search ``spec`` with its one-shot strategy, journaled in ``run_dir`` if given.
+
+    Every component comes from ``registry`` (the process-wide default if None); the
+    training data is loaded once and handed to the strategy (and to an evaluator that
+    trains on it), and the registry's event hooks see each trial and the outcome.
+    """
+    registry = registry if registry is not None else get_registry()
+    space = spec.build_space(registry)
+    cls = registry.get("strategy", spec.strategy)
+    if not spec.is_one_shot(registry):
+        raise NasforgeError(f"strategy '{spec.strategy}' is ask/tell; run it with an evaluator and a budget")
+    space.require(cls.requires, by=f"strategy '{cls.name}'")
+    data = spec.load_train_data(registry)
+    if data is None:
+        raise NasforgeError(
+            f"one-shot strategy '{spec.strategy}' needs data to train on: --train-data (e.g. digits)"
+        )
+    evaluator = None
+    if spec.evaluator is not None:
+        shared = data if spec.evaluator_uses_train_data(registry) else None
+        evaluator = spec.build_evaluator(registry, space, data=shared)
+        evaluator.preflight()
+    strategy_options = dict(spec.strategy_options)
+    has_bar = "progress" in _init_params(cls)
+    if has_bar:
+        strategy_options.setdefault("progress", progress)
+    strategy = construct("strategy", cls, strategy_options, offered={"registry": registry}, seed=spec.seed)
+    if console is not None and hasattr(strategy, "console"):
+        strategy.console = console
+    search = OneShotSearch(
+        spec, space, Path(run_dir) if run_dir is not None else None, registry, strategy, data, evaluator
+    )
+
+    lock: RunLock | None = None
+    writer: JournalWriter | None = None
+    try:
+        if run_dir is not None:
+            lock = RunLock(run_dir).acquire()
+            path = journal_path(run_dir)
+            if not is_unstarted(path):
+                _check_same_run(path, spec, registry)
+                path.rename(path.with_suffix(f".interrupted-{int(time.time())}.jsonl"))
+            writer = JournalWriter(path)  # an unstarted file's torn header is cut first
+            writer.header(
+                {
+                    "spec": spec.to_json(),
+                    "mode": "one-shot",
+                    "space": {"name": space.name, "version": space.version},
+                    "data": {"name": data.name, "digest": data.digest(), "shape": list(data.input_shape)},
+                    "evaluator": evaluator.describe() if evaluator is not None else None,
+                    "objective": attrs.asdict(evaluator.objective) if evaluator is not None else None,
+                    "environment": describe_environment(),
+                    "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                }
+            )
+
+        # where the strategy's own bar is not live on a terminal, progress goes to the log
+        live = has_bar and bar_is_live(bool(strategy_options["progress"]), console)
+        log = ProgressLog("nasforge.one_shot", f"{spec.strategy} on {space.name}", silent=live)
+        trials_seen = 0
+
+        def on_trial(trial: Trial) -> None:
+            nonlocal trials_seen
+            if writer is not None:
+                writer.trial(trial)
+            registry.pm.hook.nasforge_trial_end(experiment=search, trial=trial)
+            trials_seen += 1
+            log.update(trials_seen, _describe(trial))
+
+        t0 = time.perf_counter()
+        outcome = strategy.fit(space, data, on_trial=on_trial)
+        space.validate(outcome.best)
+        log.finish(trials_seen)
+        evaluation = evaluator.evaluate(outcome.best) if evaluator is not None else None
+        if evaluator is not None and outcome.ensemble is not None:
+            # What the evaluator says of every member (a table's valid and test accuracy),
+            # beside the supernet's scores: in the end record, members table, --json, export.
+            ensemble, _ = evaluate_members(outcome.ensemble, evaluator)
+            outcome = attrs.evolve(outcome, ensemble=ensemble)
+        if writer is not None:
+            writer.end(
+                {
+                    "best": outcome.best.to_json(),
+                    "best_text": space.format(outcome.best),
+                    "trials": len(outcome.history),
+                    "evaluation": evaluation.to_json() if evaluation is not None else None,
+                    **_ensemble_record(outcome, space),
+                }
+            )
+    finally:
+        if writer is not None:
+            writer.close()
+        if lock is not None:
+            lock.release()
+    seconds = time.perf_counter() - t0
+    registry.pm.hook.nasforge_search_end(experiment=search, outcome=outcome)
+    return OneShotRun(outcome, space, data, evaluation, search.run_dir, seconds)
+
+
+def _ensemble_record(outcome: SearchOutcome, space: SearchSpace) -> dict[str, Any]:
+    """The end record's ``ensemble`` (members, weights, combine rule, scores, the members'
+    texts) for an outcome that holds one; nothing otherwise, so other runs' records stay as
+    they were."""
+    ensemble = outcome.ensemble
+    if ensemble is None:
+        return {}
+    return {"ensemble": ensemble.to_json([space.format(g) for g in ensemble.members])}
+
+
+def recorded_ensemble(end: dict[str, Any] | None, path: Any = None) -> Ensemble | None:
+    """The ensemble a one-shot journal's end record holds (None for runs without one, and
+    for journals written before ensembles were recorded); a damaged entry is a
+    :class:`~nasforge.kernel.errors.JournalError` in one line."""
+    data = (end or {}).get("ensemble")
+    if data is None:
+        return None
+    try:
+        return Ensemble.from_json(data)
+    except NasforgeError as exc:
+        where = f"{path}: " if path is not None else ""
+        raise JournalError(f"{where}end record's ensemble: {exc}") from exc
+
+
+def _describe(trial: Trial, shown: int = 3) -> str:
+    """A trial's first few objectives, for a progress record."""
+    items = list(trial.result.objectives.items())[:shown]
+    return ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}" for k, v in items)
+
+
+def _init_params(cls: type) -> set[str]:
+    return set(inspect.signature(cls).parameters)
+
+
+def _check_same_run(path: Path, spec: ExperimentSpec, registry: Registry) -> None:
+    header = JournalReader(path).header
+    if spec_differences(header.get("spec"), spec, registry):
+        recorded = (header.get("space") or {}).get("name")
+        if recorded and recorded != spec.space:
+            raise NasforgeError(f"journal in {path.parent} is from space '{recorded}', not '{spec.space}'")
+        raise NasforgeError(
+            f"journal in {path.parent} was made with different settings; use another run directory"
+        )
+
+
+def resume_one_shot(
+    run_dir: str | os.PathLike[str], *, registry: Registry | None = None, **kwargs: Any
+) -> OneShotRun:
+    """Finish an interrupted one-shot run (restarted from its spec; see the module docstring).
+
+    A finished run is only read: its outcome comes from the journal (an ensemble's
+    members, weights and scores included), and no hook fires (nothing ran). ``kwargs``
+    are :func:`run_one_shot`'s (progress, console).
+    """
+    reader = JournalReader.of_run(run_dir)
+    try:
+        spec = ExperimentSpec.from_json(reader.header["spec"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise JournalError(f"{reader.path}: header holds no usable experiment spec ({exc})") from exc
+    registry = registry if registry is not None else get_registry()
+    if reader.end is None:
+        return run_one_shot(spec, run_dir=run_dir, registry=registry, **kwargs)
+    space = spec.build_space(registry)
+    best = Genotype.from_json(reader.end["best"])
+    space.validate(best)
+    evaluation = reader.end.get("evaluation")
+    ensemble = recorded_ensemble(reader.end, reader.path)
+    if ensemble is not None:
+        for g in ensemble.members:
+            space.validate(g)
+    outcome = SearchOutcome(
+        best=best,
+        best_result=reader.trials[-1].result if reader.trials else None,
+        history=reader.trials,
+        produced_by={"spec": spec.to_json()},
+        members=ensemble.members if ensemble is not None else (),
+        ensemble=ensemble,
+    )
+    data = spec.load_train_data(registry)
+    if data is None:
+        raise JournalError(f"{reader.path}: the recorded spec names no training data")
+    result = Result.from_json(evaluation) if evaluation else None
+    return OneShotRun(outcome, space, data, result, Path(run_dir), 0.0)

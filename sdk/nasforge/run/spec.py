@@ -1,0 +1,404 @@
+"""A JSON-able description of a search: what the CLI builds and the journal records.
+
+Because a run can be rebuilt from its spec alone, ``nasforge resume DIR`` needs no
+arguments and a journal can never be resumed with different settings by accident.
+Everything in a spec is user input (from the command line or from a journal file), so
+its fields and every option it passes to a constructor are checked against the declared
+types before anything is built: a wrong value is one line naming the option, never a
+traceback from deep inside a plugin.
+
+A spec names two datasets apart: ``train_data``, what networks are trained on (a one-shot
+strategy's supernet, an evaluator that ``trains`` such as short-train), and
+``benchmark_dataset``, the dataset of the benchmark an evaluator reports on (nb201-table's
+table column). Older specs, and ``--dataset``, hold one ``dataset`` whose meaning depends
+on the mode; :meth:`ExperimentSpec.resolve` turns it into the explicit form, so an old
+journal still resumes.
+
+What a constructor needs of the run itself (the registry, the seed, loaded data) is
+handed over by :func:`construct` to constructors that declare it, never fetched globally.
+"""
+
+from __future__ import annotations
+
+import inspect
+import numbers
+from typing import Any
+
+import attrs
+
+from nasforge.kernel.datasets import TensorData, load_dataset
+from nasforge.kernel.errors import NasforgeError
+from nasforge.kernel.fidelity import max_fidelity
+from nasforge.kernel.objectives import SearchGoal, check_declared, constraint_texts, objective_texts
+from nasforge.kernel.option_types import (
+    INT_MAX,
+    INT_MIN,
+    OptionError,
+    as_dict,
+    check_options,
+    first_line,
+    in_range,
+    show,
+    typed,
+)
+from nasforge.kernel.registry import Registry
+from nasforge.kernel.strategy import OneShotStrategy
+from nasforge.run.budget import Budget
+from nasforge.run.executors import build_executor
+from nasforge.run.stopping import rule_texts
+
+#: Constructor parameters only a run supplies (never a user option): see :func:`construct`.
+SUPPLIED_BY_RUN = frozenset({"registry", "data"})
+
+
+def _seed(value: Any) -> int:
+    """Seeds may be any integral number (numpy's too), within the 64 bits torch accepts."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise OptionError(f"seed must be an integer, got {show(value)}")
+    if not INT_MIN <= int(value) <= INT_MAX:
+        raise OptionError(f"seed must fit in 64 bits, got {show(int(value))}")
+    return int(value)
+
+
+def _objectives(value: Any) -> tuple[str, ...]:
+    """Objectives as text (``NAME:max|min``) or :class:`~nasforge.kernel.result.Objective`; kept as
+    canonical text, so a spec written to a journal and read back compares equal."""
+    if value is None:
+        return ()
+    if not isinstance(value, list | tuple | str) and not hasattr(value, "higher_is_better"):
+        raise OptionError(f"objectives must be a list like ['valid_accuracy:max'], got {show(value)}")
+    return objective_texts(value)
+
+
+def _constraints(value: Any) -> tuple[str, ...]:
+    """Constraints as text (``NAME<=VALUE``, ``NAME>=VALUE``) or
+    :class:`~nasforge.kernel.objectives.Constraint`."""
+    if value is None:
+        return ()
+    if not isinstance(value, list | tuple | str) and not hasattr(value, "bound"):
+        raise OptionError(f"constraints must be a list like ['latency_ms<=12'], got {show(value)}")
+    return constraint_texts(value)
+
+
+def _stop(value: Any) -> tuple[str, ...]:
+    """Stop rules as text (``valid_accuracy>=93``, ``time:600``, ``plateau:20``) or rule
+    objects (:mod:`nasforge.run.stopping`); kept as canonical text, as objectives are."""
+    try:
+        return rule_texts(value)
+    except NasforgeError as exc:
+        raise OptionError(str(exc)) from exc
+
+
+@attrs.frozen
+class ExperimentSpec:
+    """Names and options of everything a run is made of.
+
+    For ask/tell strategies ``evaluator`` and ``budget`` are required; for one-shot
+    strategies (DARTS, NASI, ...) the budget lives in the strategy's options (epochs),
+    ``train_data`` is what the supernet trains on, and an evaluator, if named, scores the
+    final architecture. ``train_data`` also feeds an evaluator that trains (short-train);
+    ``benchmark_dataset`` is a benchmark evaluator's dataset (nb201-table's column). The
+    evaluator option ``dataset``, where given, names the evaluator's dataset directly.
+
+    ``dataset`` is the single name of older specs (and of ``--dataset``): the training
+    data of a one-shot run or of an evaluator that trains, else the benchmark dataset.
+
+    ``objectives`` (``NAME:max|min``) and ``constraints`` (``NAME<=VALUE``, ``>=``) are
+    what an ask/tell run optimises and obeys, as canonical text; none means the
+    evaluator's own objective, unconstrained (what every spec before them meant, so
+    older journals resume unchanged). :meth:`goal` turns them into a
+    :class:`~nasforge.kernel.objectives.SearchGoal`.
+
+    ``stop`` are the rules that end an ask/tell run early (:mod:`nasforge.run.stopping`),
+    any one of which stops it; kept in the spec so a resumed run obeys the same ones.
+    """
+
+    space: str = attrs.field(validator=typed)
+    strategy: str = attrs.field(validator=typed)
+    evaluator: str | None = attrs.field(validator=typed)
+    budget: Budget | None = attrs.field(validator=typed)
+    dataset: str | None = attrs.field(default=None, validator=typed)
+    seed: int = attrs.field(default=0, converter=_seed)
+    space_options: dict[str, Any] = attrs.field(factory=dict, converter=as_dict)
+    strategy_options: dict[str, Any] = attrs.field(factory=dict, converter=as_dict)
+    evaluator_options: dict[str, Any] = attrs.field(factory=dict, converter=as_dict)
+    executor: str = attrs.field(default="inprocess", validator=typed)
+    workers: int = attrs.field(default=1, validator=[typed, in_range(ge=1)])
+    dedup: bool = attrs.field(default=True, validator=typed)
+    train_data: str | None = attrs.field(default=None, validator=typed)
+    benchmark_dataset: str | None = attrs.field(default=None, validator=typed)
+    objectives: tuple[str, ...] = attrs.field(default=(), converter=_objectives)
+    constraints: tuple[str, ...] = attrs.field(default=(), converter=_constraints)
+    stop: tuple[str, ...] = attrs.field(default=(), converter=_stop)
+
+    def to_json(self) -> dict[str, Any]:
+        data = attrs.asdict(self, recurse=False)
+        data["budget"] = self.budget.to_json() if self.budget is not None else None
+        data["objectives"], data["constraints"] = list(self.objectives), list(self.constraints)
+        data["stop"] = list(self.stop)
+        return data
+
+    @classmethod
+    def from_json(cls, data: Any) -> ExperimentSpec:
+        """The spec a journal header recorded; a hand-edited or foreign one fails in one line.
+
+        Older headers (one ``dataset``, no ``train_data``/``benchmark_dataset``) load as
+        they were written; :meth:`resolve` gives their explicit form.
+        """
+        if not isinstance(data, dict):
+            raise NasforgeError(f"run spec must be an object, got {show(data)}")
+        data = dict(data)
+        missing = [f.name for f in attrs.fields(cls) if f.default is attrs.NOTHING and f.name not in data]
+        if missing:
+            raise NasforgeError(f"run spec lacks {', '.join(repr(m) for m in missing)}")
+        budget = data.get("budget")
+        if budget:
+            if not isinstance(budget, dict):
+                raise NasforgeError(f"run spec: budget must be an object, got {show(budget)}")
+            check_options("run spec budget", Budget, budget)
+            data["budget"] = Budget.from_json(budget)
+        else:
+            data["budget"] = None
+        check_options("run spec", cls, data)
+        try:
+            return cls(**data)
+        except OptionError as exc:
+            raise OptionError(f"run spec: {exc}") from exc
+
+    # --- what the names mean ----------------------------------------------------------
+    def is_one_shot(self, registry: Registry) -> bool:
+        """Whether the strategy trains a supernet (``fit``) rather than asking and telling."""
+        cls = registry.get("strategy", self.strategy)
+        return isinstance(cls, type) and issubclass(cls, OneShotStrategy)
+
+    def evaluator_trains(self, registry: Registry) -> bool:
+        """Whether the evaluator's dataset is training data (see ``Evaluator.trains``)."""
+        if self.evaluator is None:
+            return False
+        return bool(getattr(registry.get("evaluator", self.evaluator), "trains", False))
+
+    def resolve(self, registry: Registry) -> ExperimentSpec:
+        """This spec with the single ``dataset`` moved to the field it means.
+
+        One-shot runs and evaluators that train read it as ``train_data``, every other
+        evaluator as ``benchmark_dataset``; an older ask/tell spec's evaluator option
+        ``dataset`` was never read, so it is dropped. Two names for one thing that
+        disagree are refused. Specs compare equal once resolved whichever form they were
+        written in, so a run resumes from an older journal.
+        """
+        if self.dataset is None:
+            return self
+        one_shot = self.is_one_shot(registry)
+        field = "train_data" if one_shot or self.evaluator_trains(registry) else "benchmark_dataset"
+        given = getattr(self, field)
+        if given is not None and given != self.dataset:
+            flag = field.replace("_", "-")
+            raise NasforgeError(f"--dataset {self.dataset} and --{flag} {given} disagree; give one of them")
+        evaluator_options = dict(self.evaluator_options)
+        if not one_shot:
+            evaluator_options.pop("dataset", None)
+        return attrs.evolve(self, dataset=None, evaluator_options=evaluator_options, **{field: self.dataset})
+
+    def evaluator_dataset(self, registry: Registry) -> str | None:
+        """The ``dataset`` the evaluator is built with.
+
+        The evaluator option ``dataset`` where given (an evaluator that trains may then
+        train on other data than a one-shot search did); else the training data for an
+        evaluator that trains, the benchmark dataset for any other. A benchmark dataset
+        named twice, differently, is refused.
+        """
+        spec = self.resolve(registry)
+        trains = spec.evaluator_trains(registry)
+        chosen = spec.train_data if trains else spec.benchmark_dataset
+        option = spec.evaluator_options.get("dataset")
+        if option is None:
+            return chosen
+        if not isinstance(option, str):
+            raise OptionError(
+                f"evaluator '{self.evaluator}': option 'dataset' expects a string, got {show(option)}"
+            )
+        if not trains and chosen is not None and chosen != option:
+            raise NasforgeError(
+                f"the evaluator option dataset={option} and --benchmark-dataset {chosen} disagree; "
+                "give one of them"
+            )
+        return option
+
+    # --- the goal ---------------------------------------------------------------------
+    def goal(self, evaluator: Any, *, warn: bool = True) -> SearchGoal:
+        """What the run optimises and obeys: the spec's objectives (else ``evaluator``'s
+        objective) under its constraints. Names the evaluator declares it never measures
+        are refused here, in one line (:func:`~nasforge.kernel.objectives.check_declared`); an
+        objective against its declared direction is logged with ``warn``."""
+        goal = SearchGoal.of(list(self.objectives) or [evaluator.objective], self.constraints)
+        check_declared(goal, evaluator, warn=warn)
+        return goal
+
+    def check_strategy_goal(self, registry: Registry) -> None:
+        """A single-objective strategy given several objectives is refused before anything
+        is built, naming the strategies that can take them."""
+        if len(self.objectives) < 2:
+            return
+        cls = registry.get("strategy", self.strategy)
+        if getattr(cls, "multi_objective", False):
+            return
+        several = [name for name, c in registry.items("strategy") if getattr(c, "multi_objective", False)]
+        raise OptionError(
+            f"strategy '{self.strategy}' optimises one objective, but the run names {len(self.objectives)} "
+            f"({', '.join(self.objectives)}); multi-objective strategies: "
+            f"{', '.join(sorted(several)) or 'none installed'}"
+        )
+
+    # --- building ---------------------------------------------------------------------
+    def build(self, registry: Registry, executor_options: Any = None) -> tuple[Any, Any, Any, Any]:
+        """Instantiate (space, evaluator, strategy, executor) of an ask/tell run.
+
+        Every component comes from ``registry``, and constructors that declare them get
+        the registry and the seed (:func:`construct`); an evaluator that trains gets the
+        run's training data, loaded once here. The strategy's ``objective`` is the run's
+        :meth:`goal` (objectives and constraints). ``executor_options``
+        (:class:`nasforge.run.executors.ExecutorOptions`: a cluster's address, each trial's
+        resources, retries) say where the executor runs trials; they are not part of the
+        spec, since they do not change what a trial computes.
+        """
+        executor_cls = registry.get("executor", self.executor)
+        if self.evaluator is None or self.budget is None:
+            raise NasforgeError(f"strategy '{self.strategy}' needs an evaluator and a budget")
+        self.check_strategy_goal(registry)
+        space = self.build_space(registry)
+        data = self.load_train_data(registry) if self.evaluator_uses_train_data(registry) else None
+        evaluator = self.build_evaluator(registry, space, data=data)
+        # A multi-fidelity strategy learns the evaluator's full budget (e.g. its epochs)
+        # from the run; it follows from the spec, so a resume offers the same one.
+        offered: dict[str, Any] = {"registry": registry}
+        full = max_fidelity(evaluator)
+        if full is not None:
+            offered["max_fidelity"] = full
+        strategy = construct(
+            "strategy",
+            registry.get("strategy", self.strategy),
+            self.strategy_options,
+            space,
+            offered=offered,
+            objective=self.goal(evaluator, warn=False),  # the Experiment warns, once
+            seed=self.seed,
+        )
+        executor = build_executor(executor_cls, self.workers, executor_options)
+        return space, evaluator, strategy, executor
+
+    def build_space(self, registry: Registry) -> Any:
+        return construct(
+            "search space",
+            registry.get("space", self.space),
+            self.space_options,
+            offered={"registry": registry},
+        )
+
+    def load_train_data(self, registry: Registry) -> TensorData | None:
+        """The run's training data, loaded with the run's seed (None if it names none)."""
+        name = self.resolve(registry).train_data
+        return None if name is None else load_dataset(name, registry=registry, seed=self.seed)
+
+    def evaluator_uses_train_data(self, registry: Registry) -> bool:
+        """Whether the evaluator trains on the run's training data, so the run hands it
+        the data it loaded (an evaluator given its own dataset by option loads that)."""
+        spec = self.resolve(registry)
+        return (
+            spec.train_data is not None
+            and spec.evaluator_trains(registry)
+            and spec.evaluator_dataset(registry) == spec.train_data
+        )
+
+    def build_evaluator(
+        self, registry: Registry, space: Any, *, data: TensorData | None = None, dataset: str | None = None
+    ) -> Any:
+        """The evaluator on ``space``: built with its dataset (:meth:`evaluator_dataset`,
+        unless ``dataset`` names another), the run's seed and registry, and ``data``, the
+        run's loaded training data, where its constructor declares them."""
+        if self.evaluator is None:
+            raise NasforgeError("no evaluator named")
+        evaluator_cls = registry.get("evaluator", self.evaluator)
+        if evaluator_cls.spaces and space.name not in evaluator_cls.spaces:
+            raise NasforgeError(
+                f"evaluator '{self.evaluator}' works on spaces {sorted(evaluator_cls.spaces)}, "
+                f"not '{space.name}'"
+            )
+        chosen = dataset if dataset is not None else self.evaluator_dataset(registry)
+        options = {k: v for k, v in self.resolve(registry).evaluator_options.items() if k != "dataset"}
+        offered: dict[str, Any] = {"registry": registry, "seed": self.seed}
+        if data is not None:
+            offered["data"] = data
+        return construct("evaluator", evaluator_cls, options, space, offered=offered, dataset=chosen)
+
+
+def spec_differences(recorded: Any, spec: ExperimentSpec, registry: Registry) -> list[str]:
+    """The settings in which a journal's recorded spec differs from ``spec`` (sorted names).
+
+    Both are compared resolved, so a journal written with the older single ``dataset``
+    still matches the same run described explicitly; a spec whose names the registry does
+    not know (an Experiment built from unregistered instances) is compared as written. A
+    header that is no spec differs in everything.
+    """
+    try:
+        theirs = ExperimentSpec.from_json(recorded)
+    except NasforgeError:
+        return sorted(spec.to_json())
+    try:
+        mine_json, theirs_json = spec.resolve(registry).to_json(), theirs.resolve(registry).to_json()
+    except NasforgeError:
+        mine_json, theirs_json = spec.to_json(), theirs.to_json()
+    return sorted(k for k in mine_json if theirs_json.get(k) != mine_json[k])
+
+
+def construct(
+    kind: str,
+    cls: Any,
+    options: dict[str, Any],
+    *args: Any,
+    offered: dict[str, Any] | None = None,
+    **fixed: Any,
+) -> Any:
+    """``cls(*args, **fixed, **offered, **options)``, with a bad user option named in one line.
+
+    ``offered`` values (the run's registry, seed, loaded data) reach only a constructor
+    that declares them by name, and a user option of the same name wins; a declared
+    ``registry`` or ``data`` parameter is never a user option (a component that takes a
+    ``data`` option through ``**options``, as HNAS names its pool's data, owns that name).
+    This is how a plugin component gets what it needs of
+    the run without fetching it globally.
+
+    Options are checked against the constructor's signature and type hints first; what
+    the constructor itself then rejects (a plugin's own range checks) is re-raised as an
+    :class:`OptionError` naming the component. A TypeError without user options is a bug
+    in the component and stays one.
+    """
+    owner = f"{kind} '{getattr(cls, 'name', getattr(cls, '__name__', cls))}'"
+    params = inspect.signature(cls).parameters
+    supplied = sorted(SUPPLIED_BY_RUN & set(options) & set(params))
+    if supplied:
+        raise OptionError(f"{owner}: option '{supplied[0]}' is supplied by the run, not by an option")
+    keyword = (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    extra = {
+        name: value
+        for name, value in (offered or {}).items()
+        if name in params and params[name].kind in keyword and name not in options and name not in fixed
+    }
+    accepted = [
+        n
+        for n, p in params.items()
+        if p.kind is p.KEYWORD_ONLY and n not in fixed and n not in SUPPLIED_BY_RUN
+    ]
+    check_options(owner, cls, options, accepted=accepted)
+    try:
+        return cls(*args, **fixed, **extra, **options)
+    except OptionError as exc:
+        message = str(exc)
+        raise OptionError(message if message.startswith(owner) else f"{owner}: {message}") from exc
+    except NasforgeError:
+        raise
+    except ValueError as exc:
+        raise OptionError(f"{owner}: {first_line(exc)}") from exc
+    except TypeError as exc:
+        if not options:
+            raise
+        raise OptionError(f"{owner}: {first_line(exc)}") from exc

@@ -1,0 +1,123 @@
+"""The ``nasforge`` command line (Typer). Every command also exists as a Python call."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import Annotated, NoReturn
+
+import typer
+from rich.markup import escape
+
+from nasforge.kernel.errors import NasforgeError
+from nasforge.kernel.registry import get_registry
+from nasforge.tools.cli import export_cmd, listing, log_output, report_cmd, score_cmd, search_cmd
+from nasforge.tools.cli.error_lines import one_line, os_error_line, resource_error_line, usage_error_line
+from nasforge.tools.cli.output import err_console, set_running_command
+from nasforge.tools.cli.plugin_commands import mount_plugin_commands
+
+app = typer.Typer(
+    name="nasforge",
+    help="Neural architecture search from the command line: list plugins, search, resume, export.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+    rich_markup_mode="markdown",
+)
+app.command()(listing.plugins)
+app.command("spaces")(listing.spaces)
+app.command("metrics")(listing.metrics)
+app.command("strategies")(listing.strategies)
+app.command("evaluators")(listing.evaluators)
+app.command("datasets")(listing.datasets)
+app.command()(search_cmd.search)
+app.command()(search_cmd.resume)
+app.command()(export_cmd.export)
+app.command()(export_cmd.inspect)
+app.command()(score_cmd.score)
+app.command()(score_cmd.correlate)
+app.command()(report_cmd.report)
+
+
+@app.callback()
+def _global_options(
+    ctx: typer.Context,
+    threads: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            envvar="NASFORGE_THREADS",
+            help="torch CPU threads. On a busy or 2-core machine 1 is often several times faster.",
+        ),
+    ] = None,
+    log_level: Annotated[
+        str | None,
+        typer.Option(
+            envvar=log_output.LEVEL_ENV,
+            help="Status messages on stderr from this level up: debug, info (default), warning, error.",
+        ),
+    ] = None,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Debug messages too.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Warnings and errors only.")] = False,
+) -> None:
+    """Neural architecture search from the command line: list plugins, search, resume, export."""
+    level = log_output.parse_level(log_level) if log_level is not None else logging.INFO
+    if verbose:
+        level = logging.DEBUG
+    if quiet:
+        level = logging.WARNING
+    log_output.set_level(level)
+    set_running_command(ctx.invoked_subcommand)  # what a --json document's schema names
+    if threads is not None:
+        import torch
+
+        torch.set_num_threads(threads)
+
+
+def main(argv: list[str] | None = None) -> NoReturn:
+    """Console entry point: bad input prints one line on stderr and exits with status 2.
+
+    Bad input is a :class:`NasforgeError`, a usage error (unknown option, bad value: the
+    line carries the command's usage), a filesystem error (a run dir that is a file, a
+    read-only or full disk) or an input that exhausts memory or the stack. Any other
+    exception is a bug in nasforge or a plugin and keeps its traceback.
+    """
+    log_output.install()  # status messages to stderr; the options before the command set the level
+    try:
+        _run(argv)
+    finally:
+        log_output.uninstall()  # an in-process caller (tests, the fuzz harness) gets its logging back
+        set_running_command(None)
+
+
+def _run(argv: list[str] | None) -> NoReturn:
+    try:
+        # one registry per invocation, made here and handed to every command (ctx.obj)
+        registry = get_registry()
+        mount_plugin_commands(app, registry)
+        # not standalone: Click would print a usage error as a multi-line box and exit
+        status = app(args=argv, prog_name="nasforge", standalone_mode=False, obj=registry)
+    except typer.TyperException as exc:  # Click's usage errors (Typer vendors Click)
+        if type(exc).__name__ == "NoArgsIsHelpError":  # the help is already printed
+            sys.exit(exc.exit_code)
+        _fail(usage_error_line(exc), status=exc.exit_code)
+    except typer.Abort:
+        err_console.print("aborted")
+        sys.exit(1)
+    except NasforgeError as exc:
+        _fail(str(exc))
+    except OSError as exc:
+        _fail(os_error_line(exc))
+    except (MemoryError, RecursionError) as exc:
+        _fail(resource_error_line(exc))
+    except KeyboardInterrupt:
+        err_console.print("interrupted")
+        sys.exit(130)
+    # as Click's standalone mode did: always leave through SystemExit (typer.Exit(n), Ctrl-C: n)
+    sys.exit(status if isinstance(status, int) else 0)
+
+
+def _fail(message: str, *, status: int = 2) -> NoReturn:
+    """One line (markup in the message printed as text, never parsed) and exit ``status``."""
+    err_console.print(f"[red]error:[/] {escape(one_line(message))}", highlight=False, soft_wrap=True)
+    sys.exit(status)

@@ -1,0 +1,97 @@
+"""`nasforge plugins|spaces|metrics|strategies|evaluators|datasets`: what is installed."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from nasforge.tools.cli.common_options import command_registry
+from nasforge.tools.cli.output import first_line, out_console, print_json
+
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON to stdout.")]
+
+
+def plugins(ctx: typer.Context, json_out: JsonFlag = False) -> None:
+    """List installed plugins, what each provides, and any that failed to load."""
+    registry = command_registry(ctx)
+    rows = [
+        {
+            "name": p.name,
+            "module": p.module,
+            "distribution": p.distribution,
+            "ok": p.ok,
+            "error": p.error,
+            "provides": list(p.provides),
+        }
+        for p in registry.plugins
+    ]
+    if json_out:
+        print_json(rows)
+        return
+    table = Table(title="nasforge plugins (entry-point group 'nasforge')")
+    for col in ("plugin", "module", "status", "provides"):
+        table.add_column(col)
+    for r in rows:
+        status = "[green]ok[/]" if r["ok"] else f"[red]failed[/]: {r['error']}"
+        table.add_row(r["name"], r["module"], status, ", ".join(r["provides"]))
+    out_console.print(table)
+    for conflict in registry.conflicts:
+        out_console.print(f"[yellow]warning:[/] {conflict}")
+
+
+def _describe(kind: str, name: str, component: Any) -> dict[str, Any]:
+    own = getattr(component, "description", None)  # a dataset source's own words, not its class's
+    row: dict[str, Any] = {
+        "name": name,
+        "description": first_line(own if isinstance(own, str) and own else component.__doc__ or ""),
+    }
+    if kind == "space":
+        row["capabilities"] = sorted(component.capabilities)
+        row["version"] = component.version
+    elif kind == "strategy":
+        row["requires"] = sorted(getattr(component, "requires", ()))
+        # whether it takes several --objective (and returns a Pareto front)
+        row["multi_objective"] = bool(getattr(component, "multi_objective", False))
+    elif kind == "metric":
+        info = component.info
+        row.update(
+            higher_is_better=info.higher_is_better,
+            needs_data=info.needs_data,
+            needs_labels=info.needs_labels,
+            description=info.description or row["description"],
+        )
+    elif kind == "evaluator":
+        row["spaces"] = sorted(component.spaces) or ["any"]
+        row["simulated_clock"] = component.simulated
+    row["module"] = getattr(component, "__module__", type(component).__module__)
+    return row
+
+
+def _lister(kind: str, title: str):  # noqa: ANN202 - returns a typer command
+    def command(ctx: typer.Context, json_out: JsonFlag = False) -> None:
+        rows = [_describe(kind, name, c) for name, c in command_registry(ctx).items(kind)]
+        if json_out:
+            print_json(rows)
+            return
+        table = Table(title=title)
+        keys = [k for k in rows[0] if k not in ("module", "description")] if rows else ["name"]
+        keys.append("description")  # last, so the narrow columns stay on one line
+        for k in keys:
+            table.add_column(
+                k.replace("_", " "), no_wrap=k == "name", ratio=3 if k == "description" else None
+            )
+        for r in rows:
+            table.add_row(*[", ".join(v) if isinstance(v, list) else str(v) for v in (r[k] for k in keys)])
+        out_console.print(table)
+
+    command.__doc__ = f"List the registered {title.lower()}."
+    return command
+
+
+spaces = _lister("space", "Search spaces")
+metrics = _lister("metric", "Metrics")
+strategies = _lister("strategy", "Strategies")
+evaluators = _lister("evaluator", "Evaluators")
+datasets = _lister("dataset", "Datasets")

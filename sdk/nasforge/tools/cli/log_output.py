@@ -1,0 +1,86 @@
+"""Where the ``nasforge`` command sends log records: stderr, at INFO unless told otherwise.
+
+The library only emits records (its ``nasforge`` logger has a NullHandler); the command
+line is an application, so it installs the handler: rich's on a terminal (aligned, with
+times and colours, and drawn above a live progress bar instead of through it), plain
+``time level logger: message`` lines anywhere else, where a pipeline or a CI log reads
+them. Results stay on stdout and one-line errors are printed by the entry point, so a
+handler on stderr changes neither.
+
+The level is INFO, or ``NASFORGE_LOG_LEVEL`` / ``--log-level`` (debug, info, warning,
+error), then ``-v/--verbose`` (debug) or ``-q/--quiet`` (warning) before the command, or
+a command's own ``--quiet`` (no progress bar, and warnings only).
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+from rich.logging import RichHandler
+
+from nasforge.kernel.errors import NasforgeError
+from nasforge.tools.cli.output import err_console
+
+LOGGER = "nasforge"
+LEVEL_ENV = "NASFORGE_LOG_LEVEL"
+LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING, "error": logging.ERROR}
+PLAIN_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
+class _Installed:
+    """The handler this process's CLI added and the logger level it replaced."""
+
+    handler: logging.Handler | None = None
+    previous_level: int = logging.NOTSET
+
+
+def parse_level(text: str) -> int:
+    """A level name (any case) as a number; anything else is a one-line error."""
+    level = LEVELS.get(text.strip().lower())
+    if level is None:
+        raise NasforgeError(f"unknown log level {text!r} (choose from {', '.join(LEVELS)})")
+    return level
+
+
+def install(level: int = logging.INFO) -> logging.Handler:
+    """Send ``nasforge`` records at ``level`` and above to stderr (replacing an earlier CLI
+    handler of this process, so in-process invocations, as the tests make, never stack)."""
+    uninstall()
+    logger = logging.getLogger(LOGGER)
+    handler: logging.Handler
+    if err_console.is_terminal and not err_console.is_dumb_terminal:
+        handler = RichHandler(
+            console=err_console, show_path=False, markup=False, rich_tracebacks=False, log_time_format="[%X]"
+        )
+    else:
+        handler = logging.StreamHandler(sys.stderr)  # the stderr of this invocation
+        handler.setFormatter(logging.Formatter(PLAIN_FORMAT, datefmt="%Y-%m-%dT%H:%M:%S"))
+    _Installed.handler, _Installed.previous_level = handler, logger.level
+    logger.addHandler(handler)
+    logger.setLevel(level)
+    return handler
+
+
+def set_level(level: int) -> None:
+    """The threshold of the installed CLI handler's records (no-op without one: a command
+    run outside ``nasforge.tools.cli.main`` leaves a library user's logging alone)."""
+    if _Installed.handler is not None:
+        logging.getLogger(LOGGER).setLevel(level)
+
+
+def quieten() -> None:
+    """Warnings and errors only (a command's ``--quiet``)."""
+    if _Installed.handler is not None:
+        logger = logging.getLogger(LOGGER)
+        logger.setLevel(max(logger.getEffectiveLevel(), logging.WARNING))
+
+
+def uninstall() -> None:
+    """Remove the CLI's handler and restore the logger's level (the entry point's last step)."""
+    if _Installed.handler is None:
+        return
+    logger = logging.getLogger(LOGGER)
+    logger.removeHandler(_Installed.handler)
+    logger.setLevel(_Installed.previous_level)
+    _Installed.handler = None

@@ -1,0 +1,130 @@
+"""Where a genotype comes from: a genotype string, a safetensors file or a run directory.
+
+The CLI's ``export``, ``inspect`` and ``score`` and plugin commands (``darts-train``,
+``insight``) all take a genotype this way, and Python callers can too: one resolver, so
+a run directory means the same best (or Pareto member) everywhere.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from nasforge.kernel.errors import JournalError, NasforgeError
+from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.objectives import SearchGoal, goal_of_header
+from nasforge.kernel.registry import Registry, get_registry
+from nasforge.kernel.search_space import SearchSpace
+from nasforge.run.journal import JournalReader
+from nasforge.tools.export.genotype_file import load_genotype
+from nasforge.tools.export.path_probe import PathKind, probe_path
+
+
+def resolve_genotype(
+    source: str, space_name: str | None, registry: Registry | None = None, *, member: int | None = None
+) -> tuple[SearchSpace, Genotype]:
+    """A genotype from a string, a .safetensors file or a run directory (its best, or
+    member ``member`` of a multi-objective run's Pareto front, counted from 0 as printed).
+
+    Whether ``source`` is a path is asked of the filesystem, and a string it cannot even
+    stat (longer than a file name may be, as every DARTS genotype is) is not a path.
+    Spaces come from ``registry`` (the command's; the process-wide default if None).
+    """
+    registry = registry if registry is not None else get_registry()
+    kind = probe_path(source)
+    if kind is PathKind.DIRECTORY:
+        return _from_run(Path(source), space_name, registry, member)
+    if member is not None:
+        raise NasforgeError("--member picks a member of a run's Pareto front: give a run directory")
+    if kind is PathKind.FILE or Path(source).suffix == ".safetensors":
+        g = load_genotype(source)
+        space = registry.get("space", space_name or g.space)()
+        space.validate(g)
+        return space, g
+    if space_name is None:
+        raise NasforgeError("a genotype string needs --space (e.g. --space nb201)")
+    space = registry.get("space", space_name)()
+    return space, space.parse(source)
+
+
+def _from_run(
+    run_dir: Path, space_name: str | None, registry: Registry, member: int | None = None
+) -> tuple[SearchSpace, Genotype]:
+    """The best genotype of a run (or a front member); a journal lacking what it should
+    hold is one line, not a crash."""
+    try:
+        reader = JournalReader.of_run(run_dir)
+    except OSError as exc:
+        raise JournalError(f"cannot read the journal of {run_dir}: {exc.strerror or exc}") from exc
+    try:
+        name = space_name or reader.header["space"]["name"]
+        space = registry.get("space", name)()
+        if member is not None:
+            return space, _member_of(space, reader, member)
+        return space, _best_of(space, reader)
+    except NasforgeError:
+        raise
+    except KeyError as exc:
+        raise JournalError(f"{reader.path}: a header or end record lacks the key {exc}") from exc
+    except (TypeError, ValueError, AttributeError) as exc:
+        raise JournalError(f"{reader.path}: malformed header or end record ({_first_line(exc)})") from exc
+
+
+def _best_of(space: SearchSpace, reader: JournalReader) -> Genotype:
+    """The run's declared best if it finished, else the best feasible trial so far (under
+    the run's objectives and constraints)."""
+    if reader.end is not None and "best" in reader.end:
+        best = Genotype.from_json(reader.end["best"])
+    elif not reader.trials:
+        raise NasforgeError(f"{reader.path} holds no finished trial")
+    elif reader.header.get("mode") == "one-shot":
+        best = _one_shot_best(reader)
+    else:
+        goal = _goal(reader)
+        trial = goal.best(reader.trials) if goal is not None else None
+        if goal is None or trial is None or not goal.feasible(trial.result):
+            wanted = goal.describe() if goal is not None else "its objective"
+            raise NasforgeError(f"{reader.path}: no trial so far satisfies {wanted}")
+        best = trial.genotype
+    space.validate(best)
+    return best
+
+
+def _one_shot_best(reader: JournalReader) -> Genotype:
+    """An unfinished one-shot run: by the evaluator's objective where its trials carry it,
+    else its latest derived architecture."""
+    from nasforge.kernel.result import Objective, best_trial
+
+    if reader.header.get("objective"):
+        return best_trial(reader.trials, Objective(**reader.header["objective"])).genotype
+    return reader.trials[-1].genotype
+
+
+def _goal(reader: JournalReader) -> SearchGoal | None:
+    try:
+        return goal_of_header(reader.header)
+    except JournalError as exc:
+        raise JournalError(f"{reader.path}: {exc}") from exc
+
+
+def _member_of(space: SearchSpace, reader: JournalReader, member: int) -> Genotype:
+    """Member ``member`` of the run's Pareto front, as ``nasforge search`` printed it
+    (recomputed from the trials, so an unfinished run has its front so far)."""
+    goal = _goal(reader)
+    if goal is None or not goal.multi_objective:
+        raise NasforgeError(
+            f"--member picks a member of a multi-objective run's front; {reader.path} has one objective"
+        )
+    front = goal.front(reader.trials)
+    if not 0 <= member < len(front):
+        raise NasforgeError(
+            f"--member {member}: the front of {reader.path.parent} has {len(front)} members"
+            + (f" (0..{len(front) - 1})" if front else "")
+        )
+    g = front[member].genotype
+    space.validate(g)
+    return g
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__

@@ -1,0 +1,230 @@
+"""Describe a nasforge file (genotype, ONNX model), ensemble export or run directory, without plugins."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from nasforge.kernel.errors import ExportError
+from nasforge.run.journal import FILENAME as JOURNAL
+from nasforge.tools.export.ensemble_export import MANIFEST, load_ensemble
+from nasforge.tools.export.genotype_file import load_genotype, read_metadata, read_op_names
+from nasforge.tools.export.path_probe import PathKind, probe_path
+
+
+def inspect_file(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """A JSON-able description; raises :class:`ExportError` for unknown or corrupt input."""
+    path = Path(path)
+    kind = probe_path(path)
+    if kind is PathKind.DIRECTORY:
+        if (path / MANIFEST).is_file() and not (path / JOURNAL).exists():
+            return inspect_ensemble(path)
+        return _inspect_run(path)
+    if kind is PathKind.FILE and path.name == MANIFEST:
+        return inspect_ensemble(path.parent)
+    if kind is PathKind.MISSING:
+        raise ExportError(f"no such file: {path}")
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(8)
+    except OSError as exc:
+        raise ExportError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    if path.suffix == ".onnx":
+        return _inspect_onnx(path)
+    if path.suffix == ".safetensors" or len(head) == 8:
+        meta = read_metadata(path)
+        g = load_genotype(path)
+        return {
+            "kind": "genotype",
+            "path": str(path),
+            "space": g.space,
+            "version": g.version,
+            "choices": list(g.choices),
+            "text": meta.get("text"),
+            "op_names": read_op_names(meta, path),
+        }
+    raise ExportError(f"{path}: not a nasforge file")
+
+
+def _inspect_onnx(path: Path) -> dict[str, Any]:
+    import onnx
+
+    try:
+        model = onnx.load(str(path))
+        onnx.checker.check_model(model)
+    except Exception as exc:
+        raise ExportError(f"{path} is not a valid ONNX model ({str(exc).splitlines()[0]})") from exc
+    params = sum(int(_numel(t.dims)) for t in model.graph.initializer)
+    return {
+        "kind": "onnx",
+        "path": str(path),
+        "opset": [o.version for o in model.opset_import if o.domain in ("", "ai.onnx")],
+        "inputs": [_value_info(v) for v in model.graph.input],
+        "outputs": [_value_info(v) for v in model.graph.output],
+        "parameters": params,
+        "nodes": len(model.graph.node),
+        "metadata": {p.key: p.value for p in model.metadata_props},
+    }
+
+
+def inspect_ensemble(directory: Path) -> dict[str, Any]:
+    """An ensemble export, verified first (manifest format, every file present and matching
+    its checksum: :func:`~nasforge.tools.export.ensemble_export.load_ensemble`, so a damaged one
+    is an :class:`ExportError` in one line): its members, combine rule, input normalisation
+    and the parity each file passed when written."""
+    loaded = load_ensemble(directory)
+    manifest = loaded.manifest
+    ens = loaded.ensemble
+    entries = manifest["members"]
+    fused = manifest.get("fused")
+    input_ = manifest.get("input") or {}
+    return {
+        "kind": "ensemble",
+        "path": str(directory),
+        "verified": True,
+        "space": (manifest.get("space") or {}).get("name"),
+        "method": ens.method,
+        "combine": ens.combine,
+        "weights": list(ens.weights),
+        "input_shape": input_.get("shape"),
+        "normalisation": loaded.normalisation.to_json() if loaded.normalisation is not None else None,
+        "num_classes": (manifest.get("output") or {}).get("num_classes"),
+        "objectives": dict(ens.objectives),
+        "checked": bool(manifest.get("checked")),
+        "tolerance": manifest.get("tolerance"),
+        "members": [
+            {
+                "member": i,
+                "file": e.get("file"),
+                "text": e.get("genotype"),
+                "genotype": g.to_json(),
+                "weight": ens.weights[i],
+                "weights": e.get("weights"),
+                "scores": dict(e.get("scores") or {}),
+                "parity_max_abs_diff": e.get("parity_max_abs_diff"),
+            }
+            for i, (g, e) in enumerate(zip(ens.members, entries, strict=True))
+        ],
+        "fused": None
+        if fused is None
+        else {"file": fused.get("file"), "parity_max_abs_diff": fused.get("parity_max_abs_diff")},
+    }
+
+
+def _run_ensemble(end: dict[str, Any] | None, path: Path) -> dict[str, Any] | None:
+    """The ensemble a one-shot run's end record holds, as ``inspect`` shows it."""
+    from nasforge.kernel.ensemble import Ensemble
+    from nasforge.kernel.errors import JournalError, NasforgeError
+
+    data = (end or {}).get("ensemble")
+    if data is None:
+        return None
+    try:
+        ens = Ensemble.from_json(data)
+    except NasforgeError as exc:
+        raise JournalError(f"{path}: end record's ensemble: {exc}") from exc
+    texts = data.get("texts") if isinstance(data.get("texts"), list) else []
+    return {
+        "method": ens.method,
+        "combine": ens.combine,
+        "objectives": dict(ens.objectives),
+        "members": [
+            {
+                "member": i,
+                "text": texts[i] if i < len(texts) else None,
+                "genotype": g.to_json(),
+                "weight": ens.weights[i],
+                "scores": dict(ens.scores[i]) if ens.scores else {},
+            }
+            for i, g in enumerate(ens.members)
+        ],
+    }
+
+
+def _fidelity_summary(trials: list[Any], end: dict[str, Any] | None) -> dict[str, Any]:
+    """A multi-fidelity run's budget: trials per fidelity ("full" for the evaluator's full
+    budget), trials a pruner stopped early, and the budget spent (the end record's); nothing
+    for a run whose every trial ran at the full budget, so other runs read as before."""
+    from nasforge.kernel.fidelity import varies_budget, was_stopped
+
+    if not varies_budget(trials):
+        return {}
+    counts: dict[str, int] = {}
+    for t in sorted(trials, key=lambda t: (t.fidelity is None, t.fidelity or 0)):
+        key = "full" if t.fidelity is None else str(t.fidelity)
+        counts[key] = counts.get(key, 0) + 1
+    out: dict[str, Any] = {
+        "trials_by_fidelity": ", ".join(f"{n} at {k}" for k, n in counts.items()),
+        "stopped_early": sum(1 for t in trials if was_stopped(t)),
+    }
+    if end and end.get("fidelity_spent") is not None:
+        out["fidelity_spent"] = end["fidelity_spent"]
+    return out
+
+
+def _inspect_run(path: Path) -> dict[str, Any]:
+    """What a run searched for (objectives, constraints) and found: its best and, with
+    several objectives, its Pareto front (recomputed from the trials, so an unfinished
+    run shows its front so far; the texts come from the end record where there is one)."""
+    from nasforge.kernel.errors import JournalError
+    from nasforge.kernel.objectives import goal_of_header
+    from nasforge.run.journal import JournalReader, journal_path
+
+    reader = JournalReader(journal_path(path))
+    info: dict[str, Any] = {
+        "kind": "run",
+        "path": str(path),
+        "spec": reader.header.get("spec"),
+        "environment": reader.header.get("environment"),
+        "trials": len(reader.trials),
+        "finished": reader.end is not None,
+        "best": reader.end.get("best_text") if reader.end else None,
+        # why a run ended before its budget (a stop rule or hook), else null
+        "stopped": reader.end.get("stopped") if reader.end else None,
+    }
+    info.update(_fidelity_summary(reader.trials, reader.end))
+    ensemble = _run_ensemble(reader.end, reader.path)
+    if ensemble is not None:
+        info["ensemble"] = ensemble
+    try:
+        goal = goal_of_header(reader.header)
+    except JournalError as exc:
+        raise JournalError(f"{reader.path}: {exc}") from exc
+    if goal is None:
+        return info
+    info["objectives"] = goal.objective_texts()
+    info["constraints"] = goal.constraint_texts()
+    reported = reader.header.get("reported")
+    if goal.multi_objective:
+        texts = {
+            m.get("index"): m.get("text")
+            for m in (reader.end or {}).get("front") or []
+            if isinstance(m, dict)
+        }
+        names = [o.name for o in goal.objectives] + ([reported] if isinstance(reported, str) else [])
+        info["front"] = [
+            {
+                "member": k,
+                "trial": t.index,
+                "text": texts.get(t.index),
+                "genotype": t.genotype.to_json(),
+                "objectives": {
+                    n: t.result.objectives[n] for n in dict.fromkeys(names) if n in t.result.objectives
+                },
+            }
+            for k, t in enumerate(goal.front(reader.trials))
+        ]
+    return info
+
+
+def _numel(dims: Any) -> int:
+    n = 1
+    for d in dims:
+        n *= d
+    return n
+
+
+def _value_info(v: Any) -> dict[str, Any]:
+    dims = [d.dim_param or d.dim_value for d in v.type.tensor_type.shape.dim]
+    return {"name": v.name, "shape": dims}

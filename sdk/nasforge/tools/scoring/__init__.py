@@ -1,0 +1,85 @@
+"""Scoring architectures with training-free metrics: shared passes, caching, correlation.
+
+The CLI's ``nasforge score`` and ``nasforge correlate`` are thin wrappers over
+:func:`score_genotypes`, :func:`correlate` and :func:`plot_correlation`; where a sweep runs
+(this process, a process pool, a registered executor such as Ray) is
+:func:`make_sweep_executor`'s choice.
+"""
+
+from nasforge.tools.scoring.batch import FixedBatch, fixed_batch
+from nasforge.tools.scoring.cache import ScoreCache, ScoreKey
+from nasforge.tools.scoring.correlate import (
+    CorrelationResult,
+    MetricCorrelation,
+    correlate,
+    correlate_table,
+    sample_genotypes,
+)
+from nasforge.tools.scoring.outcome import MetricScore
+from nasforge.tools.scoring.parallel import (
+    ExecutorSweep,
+    InProcessSweep,
+    ProcessSweep,
+    SweepExecutor,
+    make_sweep_executor,
+    map_chunks,
+)
+from nasforge.tools.scoring.passes import (
+    HESSIAN_GRAD,
+    INPUT_GRAD,
+    LAYER_GRADS,
+    RELU_KERNEL,
+    TAPS,
+    WEIGHT_GRADS,
+    MainPass,
+    SharedPasses,
+)
+from nasforge.tools.scoring.plot import plot_correlation
+from nasforge.tools.scoring.ranking import aggregate_ranks, normalized_ranks, oriented, rank_order
+from nasforge.tools.scoring.scorer import metric_label, score_model
+from nasforge.tools.scoring.shared_metric import SharedPassMetric
+from nasforge.tools.scoring.stats import kendall, rankdata, spearman
+from nasforge.tools.scoring.sweep import build_model, resolve_metrics, score_genotypes
+from nasforge.tools.scoring.table import ScoreTable
+
+__all__ = [
+    "HESSIAN_GRAD",
+    "INPUT_GRAD",
+    "LAYER_GRADS",
+    "RELU_KERNEL",
+    "TAPS",
+    "WEIGHT_GRADS",
+    "CorrelationResult",
+    "ExecutorSweep",
+    "FixedBatch",
+    "InProcessSweep",
+    "MainPass",
+    "MetricCorrelation",
+    "MetricScore",
+    "ProcessSweep",
+    "ScoreCache",
+    "ScoreKey",
+    "ScoreTable",
+    "SharedPassMetric",
+    "SharedPasses",
+    "SweepExecutor",
+    "aggregate_ranks",
+    "build_model",
+    "correlate",
+    "correlate_table",
+    "fixed_batch",
+    "kendall",
+    "make_sweep_executor",
+    "map_chunks",
+    "metric_label",
+    "normalized_ranks",
+    "oriented",
+    "plot_correlation",
+    "rank_order",
+    "rankdata",
+    "resolve_metrics",
+    "sample_genotypes",
+    "score_genotypes",
+    "score_model",
+    "spearman",
+]

@@ -1,0 +1,337 @@
+"""Where a metric sweep runs: this process, a local process pool, or a registered executor (Ray).
+
+A sweep is thousands of independent (build, score) pairs, each tens of milliseconds to
+seconds, so it parallelises by data, not by threads: torch's intra-op threads barely help
+a small network (two threads were *slower* than one on the 2-core CPU this was written on),
+while one single-threaded worker per core scales. The rules every runner follows:
+
+* genotypes travel in **chunks** (``per_task`` genotypes per task), never one task per
+  genotype: a task costs a pickle round trip (and, on Ray, scheduling), which per cell
+  would eat the speed-up;
+* each task carries a *job* (what every genotype of the sweep shares: the space, the metric
+  instances, the fixed batch tensors, the context) and a chunk; the worker calls a
+  module-level ``fn(job, chunk) -> list`` with one result per item. The job holds the
+  parent's own batch tensors, so a worker scores on bit-identical data, and the networks
+  are built from the sweep's seed by the same code, so scores do not depend on the runner;
+* a worker is started once (spawned, so importing torch and unpickling the plugin
+  classes happen once per worker, not per chunk), runs torch with one thread, and dies
+  with its parent;
+* results come back in input order whatever order the chunks finish in; ``progress`` is
+  told as chunks finish, so a bar moves while the sweep runs.
+
+The cache stays in the parent: workers return scores and only the parent writes them
+(see :mod:`nasforge.tools.scoring.cache`), which keeps one writer per sweep.
+
+This process and the local pool are the core's own runners (:class:`InProcessSweep`,
+:class:`ProcessSweep`). Anything else is a registered :class:`~nasforge.run.executors.Executor`
+(the Ray plugin's, for a cluster, or a third party's) driven through
+:class:`ExecutorSweep`: each chunk is one submission of a small evaluator, so the core
+never imports or names a plugin, and a new executor plugin runs sweeps with no change here.
+"""
+
+from __future__ import annotations
+
+import abc
+import concurrent.futures as cf
+import math
+import multiprocessing
+import os
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, ClassVar, TypeVar
+
+from nasforge.kernel.errors import NasforgeError
+from nasforge.kernel.evaluator import Evaluator
+from nasforge.kernel.option_types import OptionError, first_line
+from nasforge.kernel.registry import Registry, get_registry
+from nasforge.kernel.result import Objective, Result
+from nasforge.run.executors import Executor, die_with_parent
+
+T = TypeVar("T")
+#: ``fn(job, chunk) -> results``: one result per item of the chunk, in order. Must be a
+#: module-level function (it is pickled by reference).
+ChunkFn = Callable[[Any, list[Any]], list[Any]]
+
+
+#: Chunks per worker a sweep is cut into by default: enough for the fast workers to take
+#: over the slow cells' share at the end (cells differ tenfold in cost), few enough that
+#: the per-task cost stays far below the work of a chunk.
+CHUNKS_PER_WORKER = 8
+#: The largest default chunk: a bar that moves, and little lost work on an interrupt.
+MAX_PER_TASK = 32
+
+
+class SweepExecutor(abc.ABC):
+    """Runs ``fn(job, chunk)`` over chunks; :meth:`run` yields ``(index, results)`` as
+    chunks finish. Use :func:`map_chunks` rather than calling it directly."""
+
+    name: ClassVar[str]
+    workers: int = 1
+
+    @abc.abstractmethod
+    def run(self, fn: ChunkFn, job: Any, chunks: Sequence[list[Any]]) -> Iterator[tuple[int, list[Any]]]:
+        """Every chunk's results, each tagged with its chunk's index, in finishing order."""
+
+    def default_per_task(self, n: int) -> int:
+        """How many items a task carries when the caller does not say."""
+        if self.workers <= 1:
+            return 1
+        return max(1, min(MAX_PER_TASK, math.ceil(n / (self.workers * CHUNKS_PER_WORKER))))
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release the workers (may be called again)."""
+
+    def __enter__(self) -> SweepExecutor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class InProcessSweep(SweepExecutor):
+    """Chunks one after another in this process: the reference every runner must match.
+
+    It scores with torch on ``threads`` threads (default 1, as every worker does), and puts
+    this process's setting back after: a reduction split over two threads rounds
+    differently from one over one (SNIP, GraSP and jacob_cov differed in their last digits
+    on NB201), so only one thread count everywhere gives identical scores whatever runs
+    them. ``threads=None`` keeps this process's setting (faster for one large network,
+    not comparable bit for bit with a pool's scores).
+    """
+
+    name = "inprocess"
+
+    def __init__(self, workers: int = 1, threads: int | None = 1) -> None:
+        self.workers = 1
+        self.threads = threads
+
+    def run(self, fn: ChunkFn, job: Any, chunks: Sequence[list[Any]]) -> Iterator[tuple[int, list[Any]]]:
+        import torch
+
+        before = torch.get_num_threads()
+        if self.threads is not None and before != self.threads:
+            torch.set_num_threads(self.threads)
+        try:
+            for i, chunk in enumerate(chunks):
+                yield i, fn(job, chunk)
+        finally:
+            if torch.get_num_threads() != before:
+                torch.set_num_threads(before)
+
+
+def _start_sweep_worker(parent_pid: int) -> None:
+    """Pool initializer: die with the sweep, and one torch thread (one worker per core)."""
+    die_with_parent(parent_pid)
+    import torch
+
+    torch.set_num_threads(1)
+
+
+class ProcessSweep(SweepExecutor):
+    """``workers`` spawned processes on this machine (spawned, not forked: a fork of a
+    process whose OpenMP pool runs can hang; see :class:`nasforge.run.executors.ProcessPoolExecutor`).
+
+    The pool lives until :meth:`close`, so several sweeps (a growing HNAS pool) pay the
+    start-up once.
+    """
+
+    name = "process"
+
+    def __init__(self, workers: int = 2) -> None:
+        self.workers = _check_workers(workers)
+        self._pool = cf.ProcessPoolExecutor(
+            max_workers=self.workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_start_sweep_worker,
+            initargs=(os.getpid(),),
+        )
+
+    def run(self, fn: ChunkFn, job: Any, chunks: Sequence[list[Any]]) -> Iterator[tuple[int, list[Any]]]:
+        futures = {self._pool.submit(fn, job, chunk): i for i, chunk in enumerate(chunks)}
+        try:
+            for future in cf.as_completed(futures):
+                try:
+                    result = future.result()
+                except cf.process.BrokenProcessPool as exc:
+                    raise NasforgeError(f"a sweep worker process died ({first_line(exc)})") from exc
+                yield futures[future], result
+        finally:
+            for future in futures:  # an error or an interrupt: drop what has not started
+                future.cancel()
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+class _ChunkEvaluator(Evaluator):
+    """One sweep chunk dressed as an evaluation, so any registered executor can run it.
+
+    The "genotype" it is handed is a chunk; its :class:`~nasforge.kernel.result.Result` carries
+    the chunk's results in ``metadata["sweep"]``. It sets torch to one thread in the worker
+    first (a cluster worker runs one task per CPU).
+    """
+
+    name: ClassVar[str] = "sweep-chunk"
+
+    def __init__(self, fn: ChunkFn, job: Any, threads: int | None = 1) -> None:
+        # Evaluator.__init__ is for evaluators of a space's genotypes; this one is not
+        self.fn, self.job, self.threads = fn, job, threads
+
+    @property
+    def objective(self) -> Objective:
+        return Objective("sweep")
+
+    def evaluate(self, g: Any) -> Result:
+        if self.threads is not None:
+            import torch
+
+            if torch.get_num_threads() != self.threads:
+                torch.set_num_threads(self.threads)
+        return Result(objectives={}, metadata={"sweep": self.fn(self.job, list(g))})
+
+
+class ExecutorSweep(SweepExecutor):
+    """A sweep on any registered :class:`~nasforge.run.executors.Executor` (a Ray cluster, or
+    a third party's), each chunk one submission; the executor is the caller's to close
+    unless ``owned``.
+
+    Chunks stream back through the executor's ``submit``/``next_done`` where it has them
+    (as they finish: the bar moves, and no worker waits for a slow chunk of another
+    batch); an executor with only ``map`` gets all chunks as one batch.
+    """
+
+    name = "executor"
+
+    def __init__(self, executor: Executor, *, owned: bool = False) -> None:
+        self.executor = executor
+        self.name = getattr(executor, "name", "executor")
+        self.workers = max(1, int(getattr(executor, "workers", 1) or 1))
+        self._owned = owned
+
+    def run(self, fn: ChunkFn, job: Any, chunks: Sequence[list[Any]]) -> Iterator[tuple[int, list[Any]]]:
+        evaluator = _ChunkEvaluator(fn, job)
+        if not hasattr(self.executor, "next_done"):
+            for i, result in enumerate(self.executor.map(evaluator, chunks)):  # type: ignore[arg-type]
+                yield i, _unpacked(result)
+            return
+        tickets = {self.executor.submit(evaluator, chunk): i for i, chunk in enumerate(chunks)}  # type: ignore[arg-type]
+        while tickets:
+            done = self.executor.next_done()
+            index = tickets.pop(done.ticket, None)
+            if index is not None:
+                yield index, _unpacked(done.result)
+
+    def close(self) -> None:
+        if self._owned:
+            self.executor.close()
+        self._owned = False
+
+
+def _unpacked(result: Result) -> list[Any]:
+    if result.failed or "sweep" not in result.metadata:
+        raise NasforgeError(f"a sweep task failed: {result.error or 'no results came back'}")
+    return list(result.metadata["sweep"])
+
+
+def available_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask, not the machine's count)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - macOS, Windows
+        return max(1, os.cpu_count() or 1)
+
+
+def _check_workers(workers: int) -> int:
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise OptionError(f"workers must be an integer >= 1, got {workers!r}")
+    return workers
+
+
+def make_sweep_executor(
+    executor: str = "inprocess",
+    *,
+    workers: int | None = None,
+    address: str | None = None,
+    registry: Registry | None = None,
+) -> SweepExecutor:
+    """A runner by name: ``inprocess``, ``process`` (``workers`` local processes), or any
+    executor registered through the ``nasforge_register_executors`` hook (found in
+    ``registry``, the process-wide one if None), e.g. the Ray plugin's, made with
+    ``workers`` and the cluster ``address`` it should join. ``workers`` defaults to the
+    CPUs this process may use (:func:`available_cpus`).
+
+    Raises a one-line :class:`~nasforge.kernel.errors.NasforgeError` for an unknown name (with a
+    suggestion), ``workers`` < 1, or an ``address`` given to a runner of this machine (it
+    would be silently ignored).
+    """
+    if workers is not None:
+        _check_workers(workers)
+    if executor in (InProcessSweep.name, ProcessSweep.name):
+        if address is not None:
+            raise OptionError(
+                f"the {executor} executor runs on this machine: a cluster address needs another"
+            )
+        if executor == InProcessSweep.name:
+            if workers not in (None, 1):
+                raise OptionError(
+                    f"the inprocess executor runs one worker, got workers={workers}; use the process executor"
+                )
+            return InProcessSweep()
+        return ProcessSweep(workers if workers is not None else available_cpus())
+    cls = (registry if registry is not None else get_registry()).get("executor", executor)
+    options: dict[str, Any] = {"workers": workers if workers is not None else available_cpus()}
+    if address is not None:
+        options["address"] = address
+    try:
+        made = cls(**options)
+    except TypeError as exc:  # an executor without workers= or address=
+        raise OptionError(f"executor '{executor}' cannot be made with {options}: {first_line(exc)}") from exc
+    return ExecutorSweep(made, owned=True)
+
+
+def chunked(items: Sequence[T], per_task: int) -> list[list[T]]:
+    """``items`` cut into consecutive lists of ``per_task`` (the last may be shorter)."""
+    if per_task < 1:
+        raise OptionError(f"per_task must be >= 1, got {per_task}")
+    return [list(items[i : i + per_task]) for i in range(0, len(items), per_task)]
+
+
+def map_chunks(
+    executor: SweepExecutor,
+    fn: ChunkFn,
+    job: Any,
+    items: Sequence[Any],
+    *,
+    per_task: int | None = None,
+    on_chunk: Callable[[list[Any], list[Any]], None] | None = None,
+) -> list[Any]:
+    """``fn(job, chunk)`` over ``items`` in chunks on ``executor``; results in input order.
+
+    ``on_chunk(chunk, results)`` is called in the parent as each chunk finishes (in
+    finishing order): the place to cache results and move a progress bar. An exception
+    in a task is raised here, and the chunks not yet started are dropped.
+    """
+    if not items:
+        return []
+    chunks = chunked(items, per_task or executor.default_per_task(len(items)))
+    out: list[list[Any] | None] = [None] * len(chunks)
+    for index, results in executor.run(fn, job, chunks):
+        if len(results) != len(chunks[index]):
+            raise RuntimeError(f"a sweep task returned {len(results)} results for {len(chunks[index])} items")
+        out[index] = results
+        if on_chunk is not None:
+            on_chunk(chunks[index], results)
+    return [r for part in out for r in part or ()]
+
+
+__all__ = [
+    "CHUNKS_PER_WORKER",
+    "MAX_PER_TASK",
+    "InProcessSweep",
+    "ProcessSweep",
+    "ExecutorSweep",
+    "SweepExecutor",
+    "available_cpus",
+    "chunked",
+    "make_sweep_executor",
+    "map_chunks",
+]

@@ -1,0 +1,49 @@
+"""Metrics that read from :class:`~nasforge.tools.scoring.passes.SharedPasses`.
+
+Subclassing :class:`SharedPassMetric` is how a metric opts into pass sharing: it states
+its taps in ``needs`` and computes from the shared passes in ``score_shared``; ``score``
+(the plain :class:`~nasforge.kernel.metric.Metric` API) then works alone for free.
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import ClassVar
+
+from torch import nn
+
+from nasforge.kernel.metric import Batch, Metric, MetricContext
+from nasforge.tools.backends import KernelSpec
+from nasforge.tools.scoring.passes import SharedPasses
+
+
+class SharedPassMetric(Metric):
+    """A metric computed from shared passes (see the module docstring)."""
+
+    needs: ClassVar[frozenset[str]] = frozenset()
+
+    @property
+    def requirements(self) -> frozenset[str]:
+        """Main-pass taps this instance needs (variants may override)."""
+        return self.needs
+
+    @property
+    def kernel_specs(self) -> frozenset[KernelSpec]:
+        """Empirical kernels this instance will ask for (so they can share one pass)."""
+        return frozenset()
+
+    @property
+    def variant(self) -> str:
+        """Settings that change the number (cache keys and reports); "" for the default."""
+        return ""
+
+    def cache_key(self) -> str:
+        return f"{self.info.name}[{self.variant}]" if self.variant else self.info.name
+
+    def score(self, model: nn.Module, batch: Batch, *, ctx: MetricContext) -> float:
+        passes = SharedPasses(model, batch, ctx, needs=self.requirements, kernels=self.kernel_specs)
+        return self.score_shared(passes)
+
+    @abc.abstractmethod
+    def score_shared(self, passes: SharedPasses) -> float:
+        """The score, computed from (and adding to) the shared passes."""

@@ -1,0 +1,307 @@
+"""Score many genotypes of a space: build each with a fixed seed, score, cache.
+
+The building and scoring run wherever the caller says (:mod:`nasforge.tools.scoring.parallel`),
+through one function, :func:`score_chunk`, so the numbers cannot depend on the runner;
+the cache is read before and written after, in the calling process only.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import pickle
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import attrs
+import numpy as np
+import torch
+
+from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.metric import Metric, MetricContext, MetricInfo, PopulationMetric
+from nasforge.kernel.network_factory import NetworkFactory, SeededNetworkFactory
+from nasforge.kernel.registry import Registry, get_registry
+from nasforge.kernel.search_space import SearchSpace, build_network, network_factory
+from nasforge.kernel.seeding import seeded_build
+from nasforge.tools.backends.device import resolve_device
+from nasforge.tools.scoring.batch import DataSpec, fixed_batch
+from nasforge.tools.scoring.cache import ScoreCache, ScoreKey
+from nasforge.tools.scoring.outcome import MetricScore
+from nasforge.tools.scoring.parallel import SweepExecutor, make_sweep_executor, map_chunks
+from nasforge.tools.scoring.scorer import metric_label, score_model
+from nasforge.tools.scoring.table import ScoreTable
+
+MetricSpec = str | Metric
+Progress = Callable[[int, int, Genotype], None]
+
+
+def resolve_metrics(metrics: Iterable[MetricSpec], *, registry: Registry | None = None) -> list[Metric]:
+    """Metric instances from names (through ``registry``, the process-wide default if
+    None) or instances as given. A metric class that declares a ``registry`` parameter
+    (one made of other metrics, named) is given the same registry."""
+    out: list[Metric] = []
+    for m in metrics:
+        if isinstance(m, str):
+            registry = registry if registry is not None else get_registry()
+            out.append(_instance(registry.get("metric", m), registry))
+        else:
+            out.append(m)
+    # population metrics need their members scored first
+    labels = {metric_label(m) for m in out}
+    for m in list(out):
+        for member in m.members if isinstance(m, PopulationMetric) else ():
+            if metric_label(member) not in labels:
+                out.insert(0, member)
+                labels.add(metric_label(member))
+    return out
+
+
+def _instance(cls: Any, registry: Registry) -> Metric:
+    try:
+        takes_registry = "registry" in inspect.signature(cls).parameters
+    except (TypeError, ValueError):  # no introspectable signature
+        takes_registry = False
+    return cls(registry=registry) if takes_registry else cls()
+
+
+def build_model(space: SearchSpace, g: Genotype, *, seed: int, build: dict[str, Any]) -> torch.nn.Module:
+    """The network of ``g``, initialised from ``seed`` alone: the same init for any sweep
+    order and whatever other threads do with torch's global generator."""
+    return seeded_build(lambda: build_network(space, g, build), seed)
+
+
+#: This thread's network factories, by space and build options: made once, reused by every
+#: chunk (in-process sweeps run one chunk per genotype; a worker unpickles a new space
+#: object with every chunk, so the key is the space's pickled state, not its identity).
+#: Per thread, because a factory hands out one network object: two sweeps on two threads
+#: must not share it. A few, least recent dropped; each entry holds its space.
+_LOCAL = threading.local()
+
+
+def _factory(space: SearchSpace, build: dict[str, Any]) -> NetworkFactory:
+    factories: dict[tuple[bytes | int, str], tuple[SearchSpace, NetworkFactory]] = _LOCAL.__dict__.setdefault(
+        "factories", {}
+    )
+    try:
+        state: bytes | int = pickle.dumps(space)
+    except Exception:  # an unpicklable space (in-process only): by identity  # noqa: BLE001
+        state = id(space)
+    key = (state, json.dumps(build, sort_keys=True, default=str))
+    entry = factories.pop(key, None)
+    if entry is None or (isinstance(state, int) and entry[0] is not space):
+        entry = (space, network_factory(space, build))
+    factories[key] = entry  # (re)inserted last: the most recent
+    while len(factories) > 4:
+        del factories[next(iter(factories))]
+    return entry[1]
+
+
+@attrs.frozen(eq=False)
+class ScoreJob:
+    """What every genotype of one sweep shares, shipped once per task to whatever scores it.
+
+    The batch tensors are the parent's own (on the CPU, moved to ``ctx.device`` by the
+    worker), so a worker never redraws them and cannot score on different data.
+    """
+
+    space: SearchSpace
+    #: The per-network metrics of the sweep (population metrics are the parent's job).
+    metrics: tuple[Metric, ...] = attrs.field(converter=tuple)
+    x: torch.Tensor
+    y: torch.Tensor
+    ctx: MetricContext
+    seed: int
+    build: dict[str, Any]
+    shared: bool = True
+
+
+#: One item of a chunk: a genotype and the labels of the metrics it still needs.
+ChunkItem = tuple[Genotype, tuple[str, ...]]
+
+
+def score_chunk(job: ScoreJob, chunk: list[ChunkItem]) -> list[dict[str, MetricScore]]:
+    """Scores of each genotype of ``chunk`` under the metrics it names, in order: the one
+    function every runner calls, in this process or in a worker."""
+    by_label = {metric_label(m): m for m in job.metrics}
+    device = job.ctx.device
+    batch = (job.x.to(device), job.y.to(device))
+    # the space's fast factory on the CPU (it re-draws weights in place, on the CPU); a
+    # fresh seeded build elsewhere. Both give the same network, so the same scores.
+    on_cpu = torch.device(device).type == "cpu"
+    factory = _factory(job.space, job.build) if on_cpu else SeededNetworkFactory(job.space, job.build)
+    out: list[dict[str, MetricScore]] = []
+    for g, labels in chunk:
+        model = factory.build(g, job.seed)
+        if not on_cpu:  # (a walk over every module: not for nothing)
+            model = model.to(device)
+        out.append(score_model(model, batch, [by_label[k] for k in labels], ctx=job.ctx, shared=job.shared))
+    return out
+
+
+def score_genotypes(
+    space: SearchSpace,
+    genotypes: Sequence[Genotype],
+    metrics: Sequence[MetricSpec],
+    *,
+    data: DataSpec = "gaussian",
+    batch_size: int = 64,
+    labels: str = "true",
+    seed: int = 0,
+    device: str = "cpu",
+    chunk_size: int = 64,
+    loss: str = "cross_entropy",
+    build: dict[str, Any] | None = None,
+    cache: ScoreCache | str | os.PathLike[str] | None = None,
+    shared: bool = True,
+    progress: Progress | None = None,
+    registry: Registry | None = None,
+    executor: SweepExecutor | str = "inprocess",
+    workers: int | None = None,
+    ray_address: str | None = None,
+    per_task: int | None = None,
+) -> ScoreTable:
+    """Score every genotype under every metric; never raises for a bad architecture.
+
+    Each network is built from ``seed`` and scored on one fixed batch in train mode
+    (``labels="random"`` for the label-agnostic mode; ``data="gaussian"`` is data-agnostic).
+    Cached scores are reused when genotype, metric (label and declared version), nasforge
+    version, loss, device type, seed, batch hash and build options all match. Population
+    metrics (``info.population``, e.g. the rank ensemble) are filled in at the end by their
+    ``aggregate(columns, infos)`` from their ``members``' columns. Metric and dataset
+    names resolve through ``registry`` (the process-wide default if None).
+
+    ``executor`` says where the networks are built and scored (:mod:`nasforge.tools.scoring.parallel`):
+    ``"inprocess"`` (default), ``"process"`` (``workers`` local processes), a registered
+    executor's name (the Ray plugin's ``ray``: ``workers`` CPUs of a local Ray instance, or
+    the cluster at ``ray_address``), or a
+    :class:`~nasforge.tools.scoring.parallel.SweepExecutor` the caller made (and closes). Every
+    runner gives the same scores: the same networks from the same seed on the same batch.
+    ``per_task`` genotypes travel per task (default: a few chunks per worker). The cache
+    is read and written here, in the calling process, only.
+    """
+    runner = (
+        executor
+        if isinstance(executor, SweepExecutor)
+        else make_sweep_executor(executor, workers=workers, address=ray_address, registry=registry)
+    )
+    try:
+        return _score(
+            space,
+            genotypes,
+            metrics,
+            data=data,
+            batch_size=batch_size,
+            labels=labels,
+            seed=seed,
+            device=device,
+            chunk_size=chunk_size,
+            loss=loss,
+            build=build,
+            cache=cache,
+            shared=shared,
+            progress=progress,
+            registry=registry,
+            runner=runner,
+            per_task=per_task,
+        )
+    finally:
+        if runner is not executor:
+            runner.close()
+
+
+def _score(
+    space: SearchSpace,
+    genotypes: Sequence[Genotype],
+    metrics: Sequence[MetricSpec],
+    *,
+    data: DataSpec,
+    batch_size: int,
+    labels: str,
+    seed: int,
+    device: str,
+    chunk_size: int,
+    loss: str,
+    build: dict[str, Any] | None,
+    cache: ScoreCache | str | os.PathLike[str] | None,
+    shared: bool,
+    progress: Progress | None,
+    registry: Registry | None,
+    runner: SweepExecutor,
+    per_task: int | None,
+) -> ScoreTable:
+    instances = resolve_metrics(metrics, registry=registry)
+    fb = fixed_batch(data, batch_size=batch_size, seed=seed, labels=labels, registry=registry)
+    build = dict(build or {})
+    build_key = json.dumps(build, sort_keys=True, default=str)
+    store = ScoreCache(cache) if isinstance(cache, str | os.PathLike) else cache
+    device = str(resolve_device(device))  # a bad or unavailable device: one line, before any work
+    ctx = MetricContext(
+        device=device, num_classes=fb.num_classes, seed=seed, chunk_size=chunk_size, loss=loss
+    )
+    per_model = [m for m in instances if not m.info.population]
+    columns = [metric_label(m) for m in instances]
+    # data-free metrics depend on the input shape only: their cache entries serve any data
+    shape_key = "shape:" + "x".join(str(d) for d in fb.x.shape[1:])
+    # the loss and the device type change the numbers too (a CUDA score is not a CPU one)
+    settings = json.dumps({"loss": loss, "device": torch.device(device).type}, sort_keys=True)
+    keys = {
+        metric_label(m): ScoreKey(
+            metric_label(m),
+            seed,
+            fb.digest() if m.info.needs_data else shape_key,
+            build_key,
+            version=m.info.version,
+            settings=settings,
+        )
+        for m in per_model
+    }
+    for g in genotypes:  # a foreign genotype fails before any work, not after hours of it
+        space.validate(g)
+    total = len(genotypes)
+    rows: list[dict[str, MetricScore]] = [{} for _ in genotypes]
+    todo: list[int] = []
+    for i, g in enumerate(genotypes):
+        for m in per_model:
+            label = metric_label(m)
+            hit = store.get(keys[label], g) if store is not None else None
+            if hit is not None:
+                rows[i][label] = hit
+        if len(rows[i]) < len(per_model):
+            todo.append(i)
+    done = total - len(todo)
+    if progress is not None and done and genotypes:
+        progress(done, total, genotypes[-1])
+    job = ScoreJob(space, per_model, fb.x.cpu(), fb.y.cpu(), ctx, seed, build, shared)
+    items: list[ChunkItem] = [
+        (genotypes[i], tuple(metric_label(m) for m in per_model if metric_label(m) not in rows[i]))
+        for i in todo
+    ]
+
+    def finished(chunk: list[ChunkItem], results: list[dict[str, MetricScore]]) -> None:
+        nonlocal done
+        for (g, _), fresh in zip(chunk, results, strict=True):
+            for label, score in fresh.items():
+                if store is not None:
+                    store.put(keys[label], g, score)
+        done += len(chunk)
+        if progress is not None:
+            progress(done, total, chunk[-1][0])
+
+    try:
+        scored = map_chunks(runner, score_chunk, job, items, per_task=per_task, on_chunk=finished)
+    finally:  # an interrupted sweep keeps what it scored
+        if store is not None:
+            store.flush()
+    for i, fresh in zip(todo, scored, strict=True):
+        rows[i].update(fresh)
+        rows[i] = {metric_label(m): rows[i][metric_label(m)] for m in per_model}
+    infos: dict[str, MetricInfo] = {metric_label(m): m.info for m in instances}
+    for m in instances:
+        if isinstance(m, PopulationMetric):
+            label = metric_label(m)
+            values = m.aggregate({k: [r[k] for r in rows] for k in rows[0]} if rows else {}, infos)
+            for r, v in zip(rows, np.asarray(values, dtype=float), strict=True):
+                r[label] = MetricScore(label, float(v))
+    return ScoreTable(tuple(genotypes), tuple(columns), infos, tuple(rows), fb.describe())
