@@ -27,6 +27,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
+# the toy space the generated searches use is a plugin module nothing registers by default
+os.environ["NASFORGE_PLUGINS"] = ",".join(
+    [*filter(None, os.environ.get("NASFORGE_PLUGINS", "").split(",")), "nasforge.kernel.testing.toy"]
+)
 
 from fuzz.cases import FAMILIES, Case, execute, make_case  # noqa: E402
 from fuzz.harness import Outcome, Violation  # noqa: E402

@@ -46,10 +46,10 @@ import torch
 
 import nasforge
 from nasforge import Genotype, api
-from nasforge.kernel.fidelity import at_full
 from nasforge.kernel.files import atomic_write_text
-from nasforge.kernel.result import SearchOutcome
+from nasforge.kernel.outcome import SearchOutcome
 from nasforge.run.experiment import Experiment
+from nasforge.run.fidelity_accounting import at_full
 from nasforge.tools.scoring.stats import spearman
 
 METHODS = ("random", "sh", "hyperband")

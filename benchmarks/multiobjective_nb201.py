@@ -34,8 +34,8 @@ from typing import Any
 import numpy as np
 
 from nasforge import api
+from nasforge.kernel.outcome import SearchOutcome
 from nasforge.kernel.pareto import hypervolume, non_dominated
-from nasforge.kernel.result import SearchOutcome
 from nasforge_nb201.table import load_table
 
 OBJECTIVES = ("valid_accuracy:max", "latency_ms:min")

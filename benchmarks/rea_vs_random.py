@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from nasforge import api
-from nasforge.kernel.result import SearchOutcome
+from nasforge.kernel.outcome import SearchOutcome
 from nasforge.tools.anytime import common_grid, quantile_band
 from nasforge.tools.plot_files import plot_format, save_figure
 from nasforge_nb201.table import load_table, protocol_optimum

@@ -31,8 +31,9 @@ import time
 
 import torch
 
-from nasforge.kernel.datasets import TensorData, load_digits
+from nasforge.kernel.datasets import TensorData
 from nasforge.kernel.seeding import seeded_generator
+from nasforge.run.data import load_digits
 from nasforge_simplex.act_mlp_space import ActMlpSpace
 from nasforge_simplex.consistency import consistency_report
 from nasforge_simplex.strategy import SimplexSearch

@@ -1,14 +1,27 @@
-"""Shared fixtures: single-threaded torch (two busy cores are slower with two threads), and
-one way to run the CLI in-process (``cli``) for every test."""
+"""Shared fixtures: single-threaded torch (two busy cores are slower with two threads), one
+way to run the CLI in-process (``cli``) for every test, and the toy space registered.
+
+The toy space and evaluators of the conformance kits are a plugin module that nothing
+registers by default; the tests load it as a user would (``NASFORGE_PLUGINS``), set here,
+before any registry is made, so the CLI run in this process and in subprocesses alike
+knows ``--space toy``.
+"""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 import pytest
 import torch
 
+from nasforge.kernel.registry import PLUGINS_ENV
 from tests.cli_run import CliRun, run_cli
+
+TOY_PLUGIN = "nasforge.kernel.testing.toy"
+_PLUGINS = [name for name in os.environ.get(PLUGINS_ENV, "").split(",") if name]
+if TOY_PLUGIN not in _PLUGINS:
+    os.environ[PLUGINS_ENV] = ",".join([*_PLUGINS, TOY_PLUGIN])
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -195,7 +195,7 @@ def test_address_without_ray_executor_is_refused(cli: Any, tmp_path: Path) -> No
     run.assert_one_line_error("--ray-address", "--executor ray", "inprocess")
     assert not (tmp_path / "r").exists()
     run = cli(*SEARCH, "--executor", "process", "--trial-gpus", "1", "--run-dir", tmp_path / "r")
-    run.assert_one_line_error("--trial-cpus/--trial-gpus", "process")
+    run.assert_one_line_error("--trial-gpus applies to --executor ray", "process")
 
 
 def test_malformed_address_is_one_line(cli: Any, tmp_path: Path) -> None:

@@ -22,12 +22,12 @@ from rich.console import Console
 
 from nasforge.kernel.datasets import TensorData, network_options
 from nasforge.kernel.genotype import Genotype
-from nasforge.kernel.option_types import OptionError
+from nasforge.kernel.one_shot import OneShotStrategy
+from nasforge.kernel.outcome import SearchOutcome
 from nasforge.kernel.registry import Registry
-from nasforge.kernel.result import Result, SearchOutcome, Trial
+from nasforge.kernel.result import Result, Trial
 from nasforge.kernel.search_space import SUPERNET, SearchSpace
 from nasforge.kernel.seeding import seeded_build, seeded_generator
-from nasforge.kernel.strategy import OneShotStrategy
 from nasforge.kernel.supernet import as_supernet, supernet_option_names
 from nasforge.run.training import (
     CosineSchedule,
@@ -37,9 +37,7 @@ from nasforge.run.training import (
     run_epochs,
     set_lr,
 )
-from nasforge.tools.backends import resolve_device
 from nasforge_darts.bilevel_config import BilevelConfig
-from nasforge_darts.search_data import search_splits
 from nasforge_darts.supernet_view import SupernetView
 
 Weights = list[torch.Tensor]
@@ -75,13 +73,10 @@ class BilevelSearch(OneShotStrategy):
     ) -> None:
         """``options`` override ``config`` (default: the method's); ``registry`` resolves a
         dataset named in ``fit`` (default: the process-wide one)."""
-        self.seed = int(seed)
-        self.progress = progress
-        self.console = console
-        self.registry = registry
+        super().__init__(seed=int(seed), progress=progress, registry=registry, console=console)
         base = config if config is not None else self.default_config()
         self.config = attrs.evolve(base, **options) if options else base
-        _device(self.config)  # "cuda" without CUDA fails now, in one line
+        self.device(self.config.device)  # "cuda" without CUDA fails now, in one line
 
     def default_config(self) -> BilevelConfig:
         return self.config_class()
@@ -133,11 +128,9 @@ class BilevelSearch(OneShotStrategy):
         cfg = attrs.evolve(self.config, **options) if options else self.config
         space.require(self.requires, by=f"strategy '{self.name}'")
         self.active_config = cfg
-        device = _device(cfg)
+        device = self.device(cfg.device)
         gen = seeded_generator(self.seed)
-        train, val = search_splits(
-            data, train_portion=cfg.train_portion, seed=self.seed, registry=self.registry
-        )
+        train, val = self.search_splits(data, cfg.train_portion)
         module = supernet
         if module is None:  # initialised from the seed alone, not from torch's global generator
             module = seeded_build(lambda: self._build_supernet(space, cfg, train), self.seed)
@@ -296,14 +289,6 @@ class BilevelSearch(OneShotStrategy):
 
 
 _OBJECTIVES: Sequence[str] = ("val_accuracy", "val_loss", "derived_val_accuracy", "train_loss")
-
-
-def _device(cfg: BilevelConfig) -> torch.device:
-    """The config's device, refused in one line when it is not available here."""
-    try:
-        return resolve_device(cfg.device)
-    except (ValueError, RuntimeError) as exc:
-        raise OptionError(f"option 'device': {exc}") from exc
 
 
 def _on_device(data: TensorData, device: torch.device) -> TensorData:

@@ -38,12 +38,14 @@ import attrs
 import torch
 import torch.nn.functional as F
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import Progress
 
-from nasforge.kernel.datasets import load_digits, network_options
+from nasforge.kernel.datasets import load_dataset, network_options
+from nasforge.kernel.device import resolve_device
 from nasforge.kernel.errors import NasforgeError
 from nasforge.kernel.files import atomic_path
 from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.one_shot import PROGRESS_COLUMNS
 from nasforge.kernel.option_types import (
     MAX_COUNT,
     OptionError,
@@ -55,7 +57,6 @@ from nasforge.kernel.option_types import (
 )
 from nasforge.kernel.seeding import LocalRandomness, seeded_build, seeded_generator
 from nasforge.run.training import CosineSchedule, SGDConfig, set_lr
-from nasforge.tools.backends import resolve_device
 from nasforge_darts.cifar_local import ImageSplits, augment, eval_transform
 from nasforge_darts.counting import count_parameters
 from nasforge_darts.cutout import cutout
@@ -177,7 +178,7 @@ def train_settings(preset: str = "paper", **overrides: Any) -> EvalTrainSettings
 def digits_splits(*, test_fraction: float = 0.2, split_seed: int = 0) -> ImageSplits:
     """sklearn's digits (1x8x8 in [0, 1]) split 80/20 by a fixed seed, normalised by the
     training images' mean and std: the CPU stand-in for CIFAR-10."""
-    data = load_digits()
+    data = load_dataset("digits")
     train, test = data.split(1.0 - test_fraction, seed=split_seed)
     mean, std = float(train.x.mean()), float(train.x.std())
     return ImageSplits("digits", train, test, (mean,), (std,))
@@ -362,15 +363,7 @@ def train_derived(
         record["seconds"] = time.perf_counter() - t0
         return record
 
-    bar = Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("{task.fields[info]}"),
-        console=console,
-        disable=not progress,
-    )
+    bar = Progress(*PROGRESS_COLUMNS, console=console, disable=not progress)
     with bar:
         task = bar.add_task(f"darts-train {data.name}", total=settings.epochs, completed=start_epoch, info="")
         for epoch in range(start_epoch, settings.epochs):

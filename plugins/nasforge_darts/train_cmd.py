@@ -22,11 +22,11 @@ from typing import Annotated
 import torch
 import typer
 
+from nasforge.kernel.device import resolve_device
 from nasforge.kernel.errors import NasforgeError
 from nasforge.kernel.files import atomic_write_text
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.registry import Registry
-from nasforge.tools.backends import resolve_device
 from nasforge.tools.cli.common_options import Quiet, command_registry
 from nasforge.tools.cli.options import parse_options
 from nasforge.tools.cli.output import err_console, json_document, out_console, print_json

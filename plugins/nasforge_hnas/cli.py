@@ -32,8 +32,8 @@ from nasforge.run.budget import Budget
 from nasforge.run.experiment import Experiment
 from nasforge.run.spec import ExperimentSpec
 from nasforge.tools.cli.common_options import (
+    ExecutorOptionList,
     Quiet,
-    RayAddress,
     SweepExecutorOption,
     SweepWorkers,
     command_registry,
@@ -69,7 +69,7 @@ def hnas(
     onnx: Annotated[bool, typer.Option("--onnx/--no-onnx", help="Also export the network as ONNX.")] = True,
     executor: SweepExecutorOption = "inprocess",
     workers: SweepWorkers = None,
-    ray_address: RayAddress = None,
+    executor_option: ExecutorOptionList = None,
     quiet: Quiet = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON to stdout.")] = False,
 ) -> None:
@@ -111,8 +111,9 @@ def hnas(
     if run_dir is None:
         run_dir = Path("runs") / f"hnas-{space}-{dataset}-s{seed}-{time.strftime('%Y%m%d-%H%M%S')}"
     started = time.perf_counter()
-    # made first, so a bad --executor/--workers or an unreachable Ray fails before the run starts
-    with make_sweep_executor(executor, workers=workers, address=ray_address, registry=registry) as runner:
+    # made first, so a bad --executor/--workers or an unreachable cluster fails before the run starts
+    options = parse_options(executor_option)
+    with make_sweep_executor(executor, workers=workers, options=options, registry=registry) as runner:
         experiment = Experiment.from_spec(
             spec, run_dir=run_dir, registry=registry, progress=not quiet, console=err_console
         )

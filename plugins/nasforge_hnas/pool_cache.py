@@ -19,7 +19,7 @@ import os
 import warnings
 from pathlib import Path
 
-from nasforge.run.journal import JsonLinesAppender
+from nasforge.kernel.files import JsonLinesAppender
 from nasforge_hnas.pool_metrics import PoolMetrics
 
 

@@ -16,21 +16,19 @@ loss of epoch 1, ``increases`` the count of epoch-to-epoch rises of the held-out
 
 from __future__ import annotations
 
-import contextlib
 import math
 import time
 from collections.abc import Sequence
 from typing import Any
 
 import attrs
-import torch.nn.functional as F
 from attrs import validators as v
 from torch import nn
 
 from nasforge.kernel.datasets import TensorData
 from nasforge.kernel.errors import NasforgeError
 from nasforge.kernel.seeding import LocalRandomness, seeded_generator
-from nasforge.run.training import CosineSchedule, SGDConfig, clip_gradients, evaluate, iterate_batches, set_lr
+from nasforge.run.training import SGDConfig, evaluate, train_cosine
 
 
 @attrs.frozen
@@ -114,30 +112,28 @@ def train_curve(
     """Train ``model`` in place with the probe's recipe and record its losses."""
     start = time.perf_counter()
     optimiser = SGDConfig(settings.lr, settings.momentum, settings.weight_decay).build(model.parameters())
-    schedule = CosineSchedule(settings.lr, 0.0, settings.epochs)
-    order = seeded_generator(seed)
     steps: list[float] = []
     epochs: list[float] = []
     tests: list[float] = []
-    for epoch in range(settings.epochs):
-        set_lr(optimiser, schedule(epoch))
-        model.train()
-        total, seen = 0.0, 0
-        for x, y in iterate_batches(train.x, train.y, settings.batch_size, generator=order):
-            optimiser.zero_grad(set_to_none=True)
-            with randomness if randomness is not None else contextlib.nullcontext():
-                logits = model(x)
-            loss = F.cross_entropy(logits, y)
-            loss.backward()
-            clip_gradients(model.parameters(), settings.grad_clip)
-            optimiser.step()
-            value = float(loss.detach())
-            steps.append(value)
-            total += value * len(x)
-            seen += len(x)
-        epochs.append(total / max(seen, 1))
-        test_loss, _ = evaluate(model, test.x, test.y)
-        tests.append(test_loss)
+
+    def held_out(_done: int, log: dict[str, float]) -> None:
+        epochs.append(log["loss"])
+        tests.append(evaluate(model, test.x, test.y)[0])
+
+    train_cosine(
+        model,
+        optimiser,
+        train.x,
+        train.y,
+        epochs=settings.epochs,
+        lr=settings.lr,
+        batch_size=settings.batch_size,
+        order=seeded_generator(seed),
+        randomness=randomness,
+        grad_clip=settings.grad_clip,
+        on_step=steps.append,
+        after_epoch=held_out,
+    )
     _, acc = evaluate(model, test.x, test.y)
     return Curve(label, seed, steps, epochs, tests, acc, time.perf_counter() - start)
 

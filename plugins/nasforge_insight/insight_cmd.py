@@ -16,9 +16,9 @@ import typer
 from rich.table import Table
 
 from nasforge.kernel.datasets import load_dataset
+from nasforge.kernel.device import resolve_device
 from nasforge.kernel.errors import NasforgeError
 from nasforge.run import defaults
-from nasforge.tools.backends import resolve_device
 from nasforge.tools.cli.common_options import Device, Quiet, command_registry
 from nasforge.tools.cli.options import parse_options
 from nasforge.tools.cli.output import out_console, print_json

@@ -11,7 +11,6 @@ URI, no server, no network), the PNGs beside it in ``figures/``, and ``report.js
 
 from __future__ import annotations
 
-import base64
 import html
 import json
 import logging
@@ -24,9 +23,10 @@ import attrs
 
 from nasforge.kernel.datasets import TensorData, network_options
 from nasforge.kernel.files import atomic_write_text
-from nasforge.kernel.search_space import build_network
+from nasforge.kernel.network_factory import build_network
 from nasforge.kernel.seeding import LocalRandomness
 from nasforge.tools.cli.output import json_document
+from nasforge.tools.pages import embedded_png, page
 from nasforge_insight import figures
 from nasforge_insight.cell_graph import CellShape
 from nasforge_insight.convergence import Curve, ProbeSettings, Summary, split, summarise, train_curve
@@ -271,9 +271,7 @@ def run_insight(
 # --- the page ---------------------------------------------------------------------------
 
 _STYLE = """
-body { font-family: system-ui, sans-serif; margin: 24px; color: #222; }
-h1 { font-size: 22px; margin-bottom: 4px; }
-p.lead { color: #555; margin-top: 0; max-width: 70em; }
+p.lead { max-width: 70em; }
 table.side { border-collapse: collapse; margin: 16px 0; }
 table.side th, table.side td {
   border: 1px solid #ccc; padding: 6px 8px; vertical-align: top; font-size: 13px;
@@ -281,7 +279,6 @@ table.side th, table.side td {
 table.side th { background: #f3f3f3; text-align: left; }
 td.rowname { font-weight: 600; background: #fafafa; white-space: nowrap; }
 code.genotype { font-size: 10px; word-break: break-all; display: block; max-width: 30em; }
-img.figure { max-width: 100%; border: 1px solid #ddd; }
 section.wide img.figure { max-width: 960px; }
 #render-check { color: #666; font-size: 12px; }
 """
@@ -302,8 +299,7 @@ window.addEventListener('load', function () {
 def _img(path: Path | None, alt: str) -> str:
     if path is None:
         return "<em>none</em>"
-    data = base64.b64encode(path.read_bytes()).decode("ascii")
-    return f'<img class="figure" alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
+    return embedded_png(path.read_bytes(), alt)
 
 
 def _num(value: float | None, fmt: str = ".4g") -> str:
@@ -394,14 +390,11 @@ def render_html(report: Report) -> str:
         )
         if path is not None
     ]
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        "<title>nasforge insight</title>"
-        f"<style>{_STYLE}</style></head><body>"
+    body = (
         "<h1>Why did the search choose this? Cell diagnostics</h1>"
         f'<p class="lead">{lead}</p>'
         f'<table class="side"><thead><tr><th></th>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
         + "".join(wide)
         + '<p id="render-check">figures rendered: not checked (scripts off)</p>'
-        f"<script>{_CHECK}</script></body></html>\n"
     )
+    return page("nasforge insight", body, style=_STYLE, script=_CHECK)

@@ -14,34 +14,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-import attrs
 import torch
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from nasforge.kernel.datasets import TensorData, load_dataset, network_options
-from nasforge.kernel.errors import NasforgeError
+from nasforge.kernel.datasets import network_options
 from nasforge.kernel.genotype import Genotype
-from nasforge.kernel.option_types import config_from_options
-from nasforge.kernel.registry import Registry, get_registry
-from nasforge.kernel.result import Result, SearchOutcome, Trial
+from nasforge.kernel.one_shot import OneShotStrategy, config_with_device
+from nasforge.kernel.outcome import SearchOutcome
+from nasforge.kernel.registry import Registry
+from nasforge.kernel.result import Result, Trial
 from nasforge.kernel.search_space import SUPERNET, SearchSpace
 from nasforge.kernel.seeding import seeded_build
-from nasforge.kernel.strategy import OneShotStrategy
 from nasforge.kernel.supernet import as_supernet, supernet_option_names
-from nasforge.tools.backends import resolve_device
 from nasforge_nasi.batches import ProxyBatches
 from nasforge_nasi.config import NasiConfig
 from nasforge_nasi.search import run_nasi
 from nasforge_nasi.supernet_relaxation import relaxation_for
-
-PROGRESS_COLUMNS = (
-    TextColumn("{task.description}"),
-    BarColumn(),
-    MofNCompleteColumn(),
-    TimeElapsedColumn(),
-    TextColumn("{task.fields[info]}"),
-)
 
 
 class Nasi(OneShotStrategy):
@@ -58,11 +45,7 @@ class Nasi(OneShotStrategy):
         self, *, seed: int = 0, progress: bool = False, registry: Registry | None = None, **options: Any
     ) -> None:
         """``registry`` resolves a dataset named in ``fit`` (default: the process-wide one)."""
-        self.seed = seed
-        self.progress = progress
-        self.registry = registry
-        self.console: Console | None = None  # the one-shot runner may set its own
-        self.options = dict(options)
+        super().__init__(seed=seed, progress=progress, registry=registry, **options)
         make_config({**self.options, "seed": seed})  # bad options fail here, before any work
 
     def fit(
@@ -77,7 +60,7 @@ class Nasi(OneShotStrategy):
         proxy Θ̃, its penalised objective R and ν), handed to ``on_trial`` at once."""
         space.require(self.requires, by=f"strategy '{self.name}'")
         config = make_config({"seed": self.seed, **self.options, **options})
-        dataset = resolve_data(data, seed=config.seed, registry=self.registry)
+        dataset = None if data is None else self.training_data(data, seed=config.seed)  # None: data-agnostic
         generator = torch.Generator().manual_seed(config.seed)
         batches = ProxyBatches(
             dataset,
@@ -93,7 +76,7 @@ class Nasi(OneShotStrategy):
         supernet = seeded_build(lambda: space.supernet(**supernet_options), config.seed)
         relaxation = relaxation_for(as_supernet(supernet, by=f"strategy '{self.name}'"), config)
         trials: list[Trial] = []
-        bar = Progress(*PROGRESS_COLUMNS, console=self.console, disable=not self.progress, transient=False)
+        bar = self.progress_bar()
         task = bar.add_task("nasi samples", total=config.steps, info="")
 
         def record(step: int, g: Genotype, proxy: float, nu: float, r: float, seconds: float) -> None:
@@ -128,22 +111,7 @@ class Nasi(OneShotStrategy):
 
 def make_config(options: dict[str, Any]) -> NasiConfig:
     """A NasiConfig from user options, with unknown or bad options as one-line errors."""
-    config = config_from_options(NasiConfig, options, owner="nasi")
-    try:  # "cuda" without CUDA fails here, in one line, not inside the first batch
-        device = resolve_device(config.device)
-    except (ValueError, RuntimeError) as exc:
-        raise NasforgeError(f"bad nasi option device={config.device!r}: {exc}") from exc
-    return attrs.evolve(config, device=str(device))
-
-
-def resolve_data(data: Any, *, seed: int, registry: Registry | None = None) -> TensorData | None:
-    """A TensorData from an instance, a dataset name (through ``registry``, the
-    process-wide default if None), or None."""
-    if data is None or isinstance(data, TensorData):
-        return data
-    if isinstance(data, str):
-        return load_dataset(data, registry=registry if registry is not None else get_registry(), seed=seed)
-    raise NasforgeError(f"nasi data must be a TensorData, a dataset name or None, got {type(data).__name__}")
+    return config_with_device(NasiConfig, options, owner="nasi")
 
 
 def supernet_defaults(space: SearchSpace, config: NasiConfig, batches: ProxyBatches) -> dict[str, Any]:

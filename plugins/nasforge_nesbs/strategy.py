@@ -24,35 +24,22 @@ import logging
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-import attrs
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-from nasforge.kernel.datasets import TensorData, load_dataset, network_options
+from nasforge.kernel.datasets import TensorData, network_options
 from nasforge.kernel.ensemble import ENSEMBLE_KEY, Ensemble
-from nasforge.kernel.errors import NasforgeError
 from nasforge.kernel.genotype import Genotype
-from nasforge.kernel.option_types import config_from_options
-from nasforge.kernel.registry import Registry, get_registry
-from nasforge.kernel.result import Result, SearchOutcome, Trial
+from nasforge.kernel.one_shot import OneShotStrategy, config_with_device
+from nasforge.kernel.outcome import SearchOutcome
+from nasforge.kernel.registry import Registry
+from nasforge.kernel.result import Result, Trial
 from nasforge.kernel.search_space import SUPERNET, SearchSpace
 from nasforge.kernel.seeding import seeded_build
-from nasforge.kernel.strategy import OneShotStrategy
 from nasforge.kernel.supernet import as_supernet, supernet_option_names
-from nasforge.tools.backends import resolve_device
 from nasforge_nesbs.config import NesbsConfig
 from nasforge_nesbs.decisions import ArchEncoding, Assignment
 from nasforge_nesbs.search import NesbsRun, run_nesbs
 
 log = logging.getLogger("nasforge.nesbs")
 
-PROGRESS_COLUMNS = (
-    TextColumn("{task.description}"),
-    BarColumn(),
-    MofNCompleteColumn(),
-    TimeElapsedColumn(),
-    TextColumn("{task.fields[info]}"),
-)
 #: Stages whose trials advance the bar (a candidate ensemble advances it once, by its first member).
 _STEPS = {"supernet", "posterior"}
 
@@ -70,11 +57,7 @@ class Nesbs(OneShotStrategy):
         self, *, seed: int = 0, progress: bool = False, registry: Registry | None = None, **options: Any
     ) -> None:
         """``registry`` resolves a dataset named in ``fit`` (default: the process-wide one)."""
-        self.seed = seed
-        self.progress = progress
-        self.registry = registry
-        self.console: Console | None = None
-        self.options = dict(options)
+        super().__init__(seed=seed, progress=progress, registry=registry, **options)
         make_config({**self.options, "seed": seed})  # bad options fail here, before any work
         self.run: NesbsRun | None = None  # the last search, for callers that want everything
 
@@ -88,12 +71,12 @@ class Nesbs(OneShotStrategy):
     ) -> SearchOutcome:
         space.require(self.requires, by=f"strategy '{self.name}'")
         config = make_config({"seed": self.seed, **self.options, **options})
-        dataset = resolve_data(data, seed=config.seed, registry=self.registry)
+        dataset = self.training_data(data, seed=config.seed)
         supernet_options = supernet_defaults(space, config, dataset)
         supernet = seeded_build(lambda: space.supernet(**supernet_options), config.seed)
         encoding = ArchEncoding(as_supernet(supernet, by=f"strategy '{self.name}'"))
         trials: list[Trial] = []
-        bar = Progress(*PROGRESS_COLUMNS, console=self.console, disable=not self.progress, transient=False)
+        bar = self.progress_bar()
         candidates = config.iterations * (1 if config.sampler == "mc" else len(config.deltas()))
         total = config.supernet_epochs + config.posterior_epochs + candidates
         task = bar.add_task("nesbs", total=total, info="")
@@ -181,23 +164,7 @@ def make_ensemble(members: tuple[Genotype, ...], run: NesbsRun, config: NesbsCon
 
 def make_config(options: dict[str, Any]) -> NesbsConfig:
     """A NesbsConfig from user options, with unknown or bad options as one-line errors."""
-    config = config_from_options(NesbsConfig, options, owner="nesbs")
-    try:
-        device = resolve_device(config.device)
-    except (ValueError, RuntimeError) as exc:
-        raise NasforgeError(f"bad nesbs option device={config.device!r}: {exc}") from exc
-    return attrs.evolve(config, device=str(device))
-
-
-def resolve_data(data: Any, *, seed: int, registry: Registry | None = None) -> TensorData:
-    """A TensorData from an instance or a dataset name (through ``registry``)."""
-    if isinstance(data, TensorData):
-        return data
-    if isinstance(data, str):
-        return load_dataset(data, registry=registry if registry is not None else get_registry(), seed=seed)
-    raise NasforgeError(
-        f"nesbs needs training data: a TensorData or a dataset name, got {type(data).__name__}"
-    )
+    return config_with_device(NesbsConfig, options, owner="nesbs")
 
 
 def supernet_defaults(space: SearchSpace, config: NesbsConfig, data: TensorData) -> dict[str, Any]:

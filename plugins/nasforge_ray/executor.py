@@ -22,13 +22,9 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from nasforge.kernel.errors import NasforgeError
+from nasforge.kernel.errors import NasforgeError, OptionError
 from nasforge.kernel.evaluator import Evaluator
-from nasforge.kernel.fidelity import Proposal
-from nasforge.kernel.genotype import Genotype
-from nasforge.kernel.optional import require
-from nasforge.kernel.result import Result
-from nasforge.run.executors import (
+from nasforge.kernel.executor import (
     DEFAULT_RETRIES,
     Done,
     Executor,
@@ -38,6 +34,10 @@ from nasforge.run.executors import (
     with_retries,
     worker_died,
 )
+from nasforge.kernel.fidelity import Proposal
+from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.optional import require
+from nasforge.kernel.result import Result
 
 logger = logging.getLogger("nasforge.ray")
 
@@ -63,7 +63,9 @@ class RayExecutor(Executor):
     """
 
     name = "ray"
-    cluster = True
+    #: The command line's names of this executor's options (``--ray-address HOST:PORT`` is
+    #: ``--executor-option address=HOST:PORT``; the Python API's ``ray_address=``).
+    flags = {"--ray-address": "address", "--trial-cpus": "trial_cpus", "--trial-gpus": "trial_gpus"}
 
     def __init__(
         self,
@@ -72,8 +74,8 @@ class RayExecutor(Executor):
         trial_cpus: float = 1.0,
         trial_gpus: float = 0.0,
         retries: int = DEFAULT_RETRIES,
-        **_: Any,
     ) -> None:
+        check_resources(trial_cpus, trial_gpus)  # before Ray starts: a bad value costs nothing
         self.address = address or os.environ.get("RAY_ADDRESS") or None
         if self.address is not None:
             use_cluster_token()  # before Ray is imported: it reads the mode once, on import
@@ -189,6 +191,14 @@ class _RayJob:
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.started
+
+
+def check_resources(trial_cpus: float, trial_gpus: float) -> None:
+    """Each trial's resources, refused in one line where no task could ask for them."""
+    if not float(trial_cpus) > 0:
+        raise OptionError(f"trial CPUs must be > 0, got {float(trial_cpus):g}")
+    if not float(trial_gpus) >= 0:
+        raise OptionError(f"trial GPUs must be >= 0, got {float(trial_gpus):g}")
 
 
 def check_reachable(address: str, timeout: float = CONNECT_TIMEOUT) -> None:

@@ -24,7 +24,7 @@ import torch
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.supernet import Supernet
 from nasforge.kernel.supernet_topology import KeptEdge, OneOpPerEdge
-from nasforge_simplex.kendall import kendall_tau
+from nasforge.tools.scoring import kendall
 from nasforge_simplex.losses import LossFn, accuracy
 
 #: Log of a zero weight (projection sets exact zeros): such architectures rank last.
@@ -133,7 +133,7 @@ def rank_candidates(
     for position, i in enumerate(order):
         ranked[i] = attrs.evolve(scored[i], rank_by_shared=position)
     tau = (
-        kendall_tau([c.log_alpha for c in ranked], [-c.shared_loss for c in ranked])
+        kendall([c.log_alpha for c in ranked], [-c.shared_loss for c in ranked])
         if len(ranked) > 1
         else float("nan")
     )

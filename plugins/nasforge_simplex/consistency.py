@@ -41,7 +41,7 @@ import torch
 import torch.nn.functional as F
 
 from nasforge.kernel.seeding import seeded_generator
-from nasforge_simplex.kendall import kendall_tau
+from nasforge.tools.scoring import kendall
 from nasforge_simplex.losses import squared_targets
 
 #: Relative tolerance of Condition 6's comparison and of ties in float64 (research note A9).
@@ -351,7 +351,7 @@ def consistency_report(
     cv = float(off.std(unbiased=False) / off.mean()) if float(off.mean()) > 0 else float("nan")
     rank_alpha = sorted(range(h), key=lambda i: (-float(a[i]), i))
     rank_shared = sorted(range(h), key=lambda i: (float(losses[i]), i))
-    tau = kendall_tau([-float(x) for x in a], [float(x) for x in losses]) if h > 1 else float("nan")
+    tau = kendall([-float(x) for x in a], [float(x) for x in losses]) if h > 1 else float("nan")
 
     verdict, reason = _verdict(ops, a, losses, m, best, certified, exact_ok, regime, tie_tol)
     warnings = [

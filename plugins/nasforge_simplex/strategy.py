@@ -27,18 +27,16 @@ import attrs
 import torch
 from rich.console import Console
 
-from nasforge.kernel.datasets import TensorData, load_dataset, network_options
-from nasforge.kernel.errors import NasforgeError
+from nasforge.kernel.datasets import TensorData, network_options
 from nasforge.kernel.genotype import Genotype
-from nasforge.kernel.option_types import OptionError
-from nasforge.kernel.registry import Registry, get_registry
-from nasforge.kernel.result import Result, SearchOutcome, Trial
+from nasforge.kernel.one_shot import OneShotStrategy
+from nasforge.kernel.outcome import SearchOutcome
+from nasforge.kernel.registry import Registry
+from nasforge.kernel.result import Result, Trial
 from nasforge.kernel.search_space import SUPERNET, SearchSpace
 from nasforge.kernel.seeding import seeded_build, seeded_generator
-from nasforge.kernel.strategy import OneShotStrategy
 from nasforge.kernel.supernet import Supernet, as_supernet, supernet_option_names
 from nasforge.run.training import CosineSchedule, clip_gradients, paired_batches, run_epochs, set_lr
-from nasforge.tools.backends import resolve_device
 from nasforge_simplex import arch_gradient
 from nasforge_simplex.candidate_ranking import Ranking, rank_candidates
 from nasforge_simplex.config import SimplexConfig, make_config
@@ -87,13 +85,9 @@ class SimplexSearch(OneShotStrategy):
         **options: Any,
     ) -> None:
         """``registry`` resolves a dataset named in ``fit`` (default: the process-wide one)."""
-        self.seed = int(seed)
-        self.progress = progress
-        self.console = console
-        self.registry = registry
-        self.options = dict(options)
+        super().__init__(seed=int(seed), progress=progress, registry=registry, console=console, **options)
         self.config = make_config(self.options)
-        _device(self.config)  # "cuda" without CUDA fails now, in one line
+        self.device(self.config.device)  # "cuda" without CUDA fails now, in one line
         self.state: SearchState | None = None
 
     # --- the search ---------------------------------------------------------------------
@@ -110,7 +104,7 @@ class SimplexSearch(OneShotStrategy):
         name); ``supernet`` injects a prebuilt one; ``on_trial`` sees each epoch's trial."""
         cfg = make_config(options, self.config) if options else self.config
         space.require(self.requires, by=f"strategy '{self.name}'")
-        device = _device(cfg)
+        device = self.device(cfg.device)
         gen = seeded_generator(self.seed)
         train, val = self._splits(data, cfg)
         module = supernet
@@ -247,19 +241,7 @@ class SimplexSearch(OneShotStrategy):
     # --- pieces -------------------------------------------------------------------------
     def _splits(self, data: Any, cfg: SimplexConfig) -> tuple[TensorData, TensorData]:
         """(weight split, architecture split) from what the caller has."""
-        if isinstance(data, str):
-            registry = self.registry if self.registry is not None else get_registry()
-            data = load_dataset(data, registry=registry, seed=self.seed)
-        if isinstance(data, tuple) and len(data) == 2 and all(isinstance(d, TensorData) for d in data):
-            return data[0], data[1]
-        if not isinstance(data, TensorData):
-            raise NasforgeError(
-                "search data must be a TensorData, a (train, val) pair of them, or a dataset name; "
-                f"got {type(data).__name__}"
-            )
-        if len(data) < 2:
-            raise NasforgeError("search data needs at least two samples")
-        return data.split(cfg.train_portion, seed=self.seed)
+        return self.search_splits(data, cfg.train_portion)
 
     def _build_supernet(self, space: SearchSpace, cfg: SimplexConfig, train: TensorData) -> torch.nn.Module:
         accepted = supernet_option_names(space)
@@ -406,13 +388,6 @@ def _warnings(reports: Sequence[EdgeConsistency]) -> list[str]:
 def _subset(data: TensorData, n: int) -> tuple[torch.Tensor, torch.Tensor]:
     """The first ``n`` samples (the split is already a seeded permutation)."""
     return data.x[:n], data.y[:n]
-
-
-def _device(cfg: SimplexConfig) -> torch.device:
-    try:
-        return resolve_device(cfg.device)
-    except (ValueError, RuntimeError) as exc:
-        raise OptionError(f"option 'device': {exc}") from exc
 
 
 def _on_device(data: TensorData, device: torch.device) -> TensorData:

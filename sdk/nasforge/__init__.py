@@ -10,10 +10,12 @@ records, so the package adds nothing but a :class:`logging.NullHandler`.
 """
 
 import importlib
+import importlib.abc
 import logging
+import sys
 from typing import Any
 
-from nasforge import _moved
+from nasforge._moved_map import MOVED_TO
 
 __version__ = "0.1.0"
 
@@ -36,10 +38,12 @@ _EXPORTS = {
     **dict.fromkeys(("Batch", "Metric", "MetricContext", "MetricInfo", "PopulationMetric"), _K + "metric"),
     **dict.fromkeys(("Constraint", "SearchGoal"), _K + "objectives"),
     **dict.fromkeys(("Registry", "get_registry"), _K + "registry"),
-    **dict.fromkeys(("Objective", "Result", "SearchOutcome", "Trial"), _K + "result"),
+    **dict.fromkeys(("Objective", "Result", "Trial"), _K + "result"),
+    **dict.fromkeys(("SearchOutcome",), _K + "outcome"),
     **dict.fromkeys(("SearchSpace",), _K + "search_space"),
     **dict.fromkeys(("AllOf", "Plateau", "TargetReached", "TimeLimit"), _R + "stopping"),
-    **dict.fromkeys(("OneShotStrategy", "Strategy"), _K + "strategy"),
+    **dict.fromkeys(("Strategy",), _K + "strategy"),
+    **dict.fromkeys(("OneShotStrategy",), _K + "one_shot"),
     **dict.fromkeys(("Supernet", "SupernetMixin", "as_supernet", "supernet_option_names"), _K + "supernet"),
     **dict.fromkeys(
         ("CellTopology", "KeptEdge", "OneOpPerEdge", "OpSet", "TopKInputs"), _K + "supernet_topology"
@@ -50,7 +54,24 @@ _EXPORTS = {
 __all__ = sorted((*_EXPORTS, "__version__"))
 
 logging.getLogger("nasforge").addHandler(logging.NullHandler())
-_moved.install()
+
+_OLD_NAMES = frozenset({*" ".join(MOVED_TO.values()).split(), "atomic_files"})
+
+
+class _OldPaths(importlib.abc.MetaPathFinder):
+    """Finds a module by its path before the split; the map and loader load only then."""
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> Any:
+        parts = name.split(".")
+        if len(parts) > 1 and parts[0] == "nasforge" and parts[1] in _OLD_NAMES:
+            from nasforge import _moved
+
+            return _moved.spec_of(name)
+        return None
+
+
+if not any(isinstance(f, _OldPaths) for f in sys.meta_path):
+    sys.meta_path.insert(0, _OldPaths())  # before the path finder: a package alias must not load twice
 
 
 def __getattr__(name: str) -> Any:

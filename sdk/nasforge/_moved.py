@@ -15,18 +15,12 @@ import importlib.machinery
 import sys
 import warnings
 from types import ModuleType
+from typing import Any
 
-_LAYERS = {
-    "kernel": "errors genotype search_space network_factory supernet supernet_topology supernet_discretise "
-    "strategy evaluator metric result ensemble objectives pareto fidelity registry hookspecs option_types "
-    "datasets seeding optional plugin_command progress_log testing",
-    "run": "experiment journal run_lock environment budget stopping spec executors one_shot_run training "
-    "defaults",
-    "tools": "scoring backends export report cli pareto_plot plot_files anytime latency_objective "
-    "latency_cache short_train builtin_plugin",
-}
+from nasforge._moved_map import MOVED_TO
+
 #: Old top-level module -> its new place (submodules follow their package).
-MOVED = {f"nasforge.{n}": f"nasforge.{layer}.{n}" for layer, names in _LAYERS.items() for n in names.split()}
+MOVED = {f"nasforge.{n}": f"nasforge.{layer}.{n}" for layer, names in MOVED_TO.items() for n in names.split()}
 MOVED["nasforge.atomic_files"] = "nasforge.kernel.files"
 
 
@@ -41,15 +35,8 @@ def new_name(old: str) -> str | None:
     return MOVED[head] + (f".{rest}" if rest else "")
 
 
-class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+class _Alias(importlib.abc.Loader):
     """Answers an old path with the module at the new one (see the module's docstring)."""
-
-    def find_spec(
-        self, fullname: str, path: object, target: object = None
-    ) -> importlib.machinery.ModuleSpec | None:
-        if not fullname.startswith("nasforge.") or new_name(fullname) is None:
-            return None
-        return importlib.machinery.ModuleSpec(fullname, self)
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
         return None
@@ -63,7 +50,39 @@ class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         sys.modules[module.__name__] = importlib.import_module(target)
 
 
-def install() -> None:
-    """Put the alias finder on ``sys.meta_path`` (once)."""
-    if not any(isinstance(f, _Alias) for f in sys.meta_path):
-        sys.meta_path.insert(0, _Alias())  # before the path finder: a package alias must not load twice
+def spec_of(name: str) -> importlib.machinery.ModuleSpec | None:
+    """The spec that imports old path ``name`` as its new module (None: not a moved path)."""
+    return importlib.machinery.ModuleSpec(name, _Alias()) if new_name(name) is not None else None
+
+
+#: Names a kernel module held before the split, by their new module (space-separated).
+_NAMES_MOVED: dict[str, dict[str, str]] = {
+    "nasforge.kernel.datasets": {
+        "nasforge.run.data": "load_digits load_gaussian with_random_labels load_digits_random_labels "
+        "BUILTIN_DATASETS"
+    },
+    "nasforge.kernel.ensemble": {
+        "nasforge.run.ensembles": "MemberRecipe EpochCallback train_network train_members "
+        "predict_probabilities ensemble_scores_of_results evaluate_members"
+    },
+    "nasforge.kernel.fidelity": {
+        "nasforge.run.fidelity_accounting": "fidelity_spent trial_spent budget_trained varies_budget "
+        "was_stopped at_full"
+    },
+    "nasforge.kernel.objectives": {
+        "nasforge.run.goals": "goal_of_header declared_objectives check_declared check_measured"
+    },
+    "nasforge.kernel.result": {"nasforge.kernel.outcome": "SearchOutcome"},
+    "nasforge.kernel.search_space": {"nasforge.kernel.network_factory": "build_network network_factory"},
+    "nasforge.kernel.strategy": {"nasforge.kernel.one_shot": "OneShotStrategy"},
+}
+
+
+def moved_attribute(module: str, name: str) -> Any:
+    """``module.name`` for a name ``module`` held before the split, found where it went with
+    a :class:`DeprecationWarning`; an AttributeError for any other name."""
+    for target, text in _NAMES_MOVED.get(module, {}).items():
+        if name in text.split():
+            warnings.warn(f"{module}.{name} is now {target}.{name}", DeprecationWarning, stacklevel=3)
+            return getattr(importlib.import_module(target), name)
+    raise AttributeError(f"module {module!r} has no attribute {name!r}")

@@ -1,27 +1,30 @@
-"""The seams hold in spirit, not only in letter (issue 9).
+"""The seams hold in spirit, not only in letter, and the rules that say so can fail.
 
+- the core is three layers, each importing only the ones below it (kernel < run < tools),
+  with no import cycle anywhere in it, deferred imports counted;
 - the core imports no plugin and names first-party plugin components only in
-  ``nasforge/defaults.py``;
-- no plugin names another plugin's components or branches on a space's name;
-- plugins import only the core's public API: ``nasforge`` itself and the documented
-  submodules in ``nasforge.PUBLIC_MODULES``.
+  ``nasforge/run/defaults.py``;
+- no plugin imports or names another plugin's components, or branches on a space's name;
+- plugins import only the public API (:data:`nasforge.PUBLIC_MODULES`: the kernel and a few
+  named entry points of the layers above it);
+- first-party code imports no module path that moved;
+- every first-party plugin loads.
 
-Component names are read from the live registry, so a new plugin is covered with no
-change here. Each check collects every violation, so a failure lists them all.
+Each rule is run on the real tree, and on a throw-away tree with one violation planted,
+which it must report: a rule that cannot fail proves nothing.
 """
 
 from __future__ import annotations
 
-import ast
-import importlib
-import types
-from collections.abc import Iterator
+import tomllib
 from pathlib import Path
 
 import pytest
 
 import nasforge
+from nasforge import _moved
 from nasforge.kernel.registry import BUILTIN_PLUGIN, KINDS, get_registry
+from tests.architecture import rules
 
 ROOT = Path(__file__).resolve().parents[2]
 CORE = ROOT / "sdk" / "nasforge"
@@ -29,54 +32,13 @@ PLUGINS = ROOT / "plugins"
 DEFAULTS = CORE / "run" / "defaults.py"
 
 
-def _python_files(directory: Path) -> list[Path]:
-    return sorted(p for p in directory.rglob("*.py") if "__pycache__" not in p.parts)
+def _plugin_sources(root: Path) -> list[rules.Source]:
+    return [s for top in sorted(root.glob("nasforge_*")) if top.is_dir() for s in rules.sources(root, top)]
 
 
-def _plugin_package(path: Path) -> str:
-    return path.relative_to(PLUGINS).parts[0]
-
-
-def _docstring_nodes(tree: ast.AST) -> set[int]:
-    out = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
-            body = node.body
-            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
-                out.add(id(body[0].value))
-    return out
-
-
-def _code_strings(path: Path) -> Iterator[tuple[int, str]]:
-    """String constants of the code: not docstrings, not ``help=``/``description=`` texts."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    skip = _docstring_nodes(tree)
-    for node in ast.walk(tree):
-        if isinstance(node, ast.keyword) and node.arg in {"help", "description", "epilog"}:
-            skip.update(id(n) for n in ast.walk(node.value))
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
-            yield node.lineno, node.value
-
-
-def _imports(path: Path) -> Iterator[tuple[int, str]]:
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                yield node.lineno, alias.name
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            for alias in node.names:  # ``from package import module`` imports that module
-                sub = f"{node.module}.{alias.name}"
-                yield node.lineno, sub if _is_module(node.module, alias.name) else node.module
-
-
-def _is_module(package: str, name: str) -> bool:
-    """Whether ``from package import name`` names a module (not a function of that name)."""
-    try:
-        value = getattr(importlib.import_module(package), name, None)
-    except ImportError:
-        return False
-    return isinstance(value, types.ModuleType)
+CORE_FILES = rules.sources(ROOT, CORE)
+PLUGIN_FILES = _plugin_sources(PLUGINS)
+KNOWN = rules.bindings(CORE_FILES + PLUGIN_FILES)
 
 
 def _components_by_plugin() -> dict[str, set[str]]:
@@ -85,8 +47,7 @@ def _components_by_plugin() -> dict[str, set[str]]:
     out: dict[str, set[str]] = {}
     for kind in KINDS:
         for name, component in registry.items(kind):
-            origin = registry.origin(kind, name)
-            if origin == BUILTIN_PLUGIN:
+            if registry.origin(kind, name) == BUILTIN_PLUGIN:
                 continue
             module = getattr(component, "__module__", None) or type(component).__module__
             out.setdefault(module.split(".")[0], set()).add(name)
@@ -96,13 +57,40 @@ def _components_by_plugin() -> dict[str, set[str]]:
 COMPONENTS = _components_by_plugin()
 #: Ordinary words that happen to name a component, so code uses them as plain values too:
 #: "random" is the random-search strategy and also a mode value (NASI's and the scorers'
-#: labels "true" | "random"). Flagging it would force odd spellings on unrelated options,
-#: while naming the strategy through it stays rare. "ensemble" is the zero-cost plugin's
-#: rank-ensemble metric and also the core's own result (``SearchOutcome.ensemble``, the
-#: journal's, ``--json``'s and ``inspect``'s ``ensemble`` keys, issue 13). Keep this set to
-#: such words only.
+#: labels "true" | "random"); "ensemble" is the zero-cost plugin's rank-ensemble metric and
+#: also the core's own result (``SearchOutcome.ensemble`` and the journal's key). Keep this
+#: set to such words only.
 ORDINARY_WORDS = frozenset({"random", "ensemble"})
 FIRST_PARTY_NAMES = {name for names in COMPONENTS.values() for name in names} - ORDINARY_WORDS
+
+CHECKS = {
+    "core_imports_of_plugins": lambda: rules.core_imports_of_plugins(CORE_FILES),
+    "upward_imports": lambda: rules.upward_imports(CORE_FILES),
+    "import_cycles": lambda: rules.import_cycles(CORE_FILES),
+    "core_names_of_plugin_components": lambda: rules.core_names_of_plugin_components(
+        CORE_FILES, FIRST_PARTY_NAMES, DEFAULTS
+    ),
+    "plugin_names_of_other_plugins": lambda: rules.plugin_names_of_other_plugins(
+        PLUGIN_FILES, COMPONENTS, FIRST_PARTY_NAMES
+    ),
+    "plugin_imports_of_other_plugins": lambda: rules.plugin_imports_of_other_plugins(PLUGIN_FILES),
+    "plugin_branches_on_space_names": lambda: rules.plugin_branches_on_space_names(PLUGIN_FILES),
+    "plugin_imports_of_private_core": lambda: rules.plugin_imports_of_private_core(
+        PLUGIN_FILES, nasforge.PUBLIC_MODULES, KNOWN
+    ),
+    "old_paths": lambda: rules.old_paths(CORE_FILES + PLUGIN_FILES + _first_party_elsewhere(), _moved.MOVED),
+}
+
+
+#: Files that import moved paths on purpose: the check that those paths still work.
+OLD_PATHS_ON_PURPOSE = {Path("tests/core/test_moved_paths.py")}
+
+
+def _first_party_elsewhere() -> list[rules.Source]:
+    """Tests and benchmarks (the third-party example plugin is left as it was published,
+    and imports the old paths on purpose)."""
+    found = [s for folder in ("tests", "benchmarks") for s in rules.sources(ROOT, ROOT / folder)]
+    return [s for s in found if s.path.relative_to(ROOT) not in OLD_PATHS_ON_PURPOSE]
 
 
 def test_the_registry_knows_the_first_party_plugins() -> None:
@@ -110,90 +98,25 @@ def test_the_registry_knows_the_first_party_plugins() -> None:
     assert {"nb201", "rea", "nb201-table", "darts", "synflow"} <= FIRST_PARTY_NAMES
 
 
-def core_imports_of_plugins() -> list[str]:
-    return [
-        f"{path.relative_to(ROOT)}:{line}: imports {module}"
-        for path in _python_files(CORE)
-        for line, module in _imports(path)
-        if module.split(".")[0].startswith("nasforge_")
-    ]
+def test_every_first_party_plugin_loads() -> None:
+    """Every entry point nasforge's own pyproject declares is loaded, and loaded cleanly:
+    a plugin that failed would take its rules' subjects out of every check above."""
+    declared = set(
+        tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["entry-points"]["nasforge"]
+    )
+    plugins = {p.name: p for p in get_registry().plugins}
+    assert declared <= set(plugins), f"not loaded: {sorted(declared - set(plugins))}"
+    failed = {name: plugins[name].error for name in declared if not plugins[name].ok}
+    assert not failed, failed
+    assert plugins[BUILTIN_PLUGIN].ok
+    assert {s.module.split(".")[0] for s in PLUGIN_FILES} <= {
+        p.module.split(".")[0] for p in plugins.values()
+    }
 
 
-def core_names_of_plugin_components() -> list[str]:
-    return [
-        f"{path.relative_to(ROOT)}:{line}: names '{text}'"
-        for path in _python_files(CORE)
-        if path != DEFAULTS
-        for line, text in _code_strings(path)
-        if text in FIRST_PARTY_NAMES
-    ]
-
-
-def plugin_names_of_other_plugins() -> list[str]:
-    out = []
-    for path in _python_files(PLUGINS):
-        own = COMPONENTS.get(_plugin_package(path), set())
-        foreign = FIRST_PARTY_NAMES - own
-        out.extend(
-            f"{path.relative_to(ROOT)}:{line}: names '{text}' of another plugin"
-            for line, text in _code_strings(path)
-            if text in foreign
-        )
-    return out
-
-
-def plugin_imports_of_other_plugins() -> list[str]:
-    return [
-        f"{path.relative_to(ROOT)}:{line}: imports {module}"
-        for path in _python_files(PLUGINS)
-        for line, module in _imports(path)
-        if module.split(".")[0].startswith("nasforge_") and module.split(".")[0] != _plugin_package(path)
-    ]
-
-
-def _is_name_of_something(node: ast.AST) -> bool:
-    return isinstance(node, ast.Attribute) and node.attr == "name"
-
-
-def plugin_branches_on_space_names() -> list[str]:
-    """``x.name == "literal"`` (or ``in (...)``) where x is a space: a one-shot method must
-    meet spaces through the supernet contract, never through their names."""
-    out = []
-    for path in _python_files(PLUGINS):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if not isinstance(node, ast.Compare):
-                continue
-            sides = [node.left, *node.comparators]
-            named = [s for s in sides if _is_name_of_something(s)]
-            literal = any(isinstance(s, ast.Constant | ast.Tuple | ast.List | ast.Set) for s in sides)
-            if named and literal and any("space" in ast.unparse(s.value).lower() for s in named):
-                out.append(f"{path.relative_to(ROOT)}:{node.lineno}: {ast.unparse(node)}")
-    return out
-
-
-def plugin_imports_of_private_core() -> list[str]:
-    public = set(nasforge.PUBLIC_MODULES)
-    return [
-        f"{path.relative_to(ROOT)}:{line}: imports {module}, not public API"
-        for path in _python_files(PLUGINS)
-        for line, module in _imports(path)
-        if module.split(".")[0] == "nasforge" and module != "nasforge" and module not in public
-    ]
-
-
-CHECKS = [
-    core_imports_of_plugins,
-    core_names_of_plugin_components,
-    plugin_names_of_other_plugins,
-    plugin_imports_of_other_plugins,
-    plugin_branches_on_space_names,
-    plugin_imports_of_private_core,
-]
-
-
-@pytest.mark.parametrize("check", CHECKS, ids=lambda c: c.__name__)
-def test_layering(check) -> None:
-    violations = check()
+@pytest.mark.parametrize("check", sorted(CHECKS))
+def test_layering(check: str) -> None:
+    violations = CHECKS[check]()
     assert violations == [], "\n".join(violations)
 
 
@@ -202,3 +125,89 @@ def test_public_modules_exist() -> None:
 
     for module in nasforge.PUBLIC_MODULES:
         importlib.import_module(module)
+
+
+# --- the rules can fail ------------------------------------------------------------------
+PLANTED = {
+    "sdk/nasforge/__init__.py": "",
+    "sdk/nasforge/kernel/__init__.py": "",
+    "sdk/nasforge/kernel/deferred_up.py": "def f():\n    from nasforge.run import loop_part\n",
+    "sdk/nasforge/kernel/typed_up.py": (
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import nasforge.tools.tool\n"
+    ),
+    "sdk/nasforge/kernel/cycle_a.py": "from nasforge.kernel import cycle_b\n",
+    "sdk/nasforge/kernel/cycle_b.py": "def f():\n    from nasforge.kernel.cycle_a import x\n",
+    "sdk/nasforge/kernel/uses_plugin.py": "import nasforge_alpha.thing\n",
+    "sdk/nasforge/run/__init__.py": "",
+    "sdk/nasforge/run/loop_part.py": "from nasforge.tools.tool import y\nNAME = 'alpha-strategy'\n",
+    "sdk/nasforge/run/defaults.py": "ALLOWED = 'alpha-strategy'\n",
+    "sdk/nasforge/tools/__init__.py": "",
+    "sdk/nasforge/tools/tool.py": "import nasforge.kernel.cycle_a\n",
+    "plugins/nasforge_alpha/__init__.py": "",
+    "plugins/nasforge_alpha/thing.py": (
+        "import nasforge_beta.other\n"
+        "from nasforge.run import loop_part\n"
+        "from nasforge.strategy import Strategy\n"
+        "CHOICE = 'beta-space'\n"
+        "def f(space):\n    return space.name == 'beta-space'\n"
+    ),
+    "plugins/nasforge_beta/__init__.py": "",
+    "plugins/nasforge_beta/other.py": "NAME = 'beta-space'\n",
+}
+#: What each rule must report on the planted tree.
+EXPECTED = {
+    "core_imports_of_plugins": ["uses_plugin.py:1: imports nasforge_alpha.thing"],
+    "upward_imports": [
+        "deferred_up.py:2: nasforge.kernel.deferred_up (layer 0) imports nasforge.run.loop_part (layer 1)",
+        "typed_up.py:3: nasforge.kernel.typed_up (layer 0) imports nasforge.tools.tool (layer 2)",
+        "loop_part.py:1: nasforge.run.loop_part (layer 1) imports nasforge.tools.tool (layer 2)",
+    ],
+    "import_cycles": ["nasforge.kernel.cycle_a -> nasforge.kernel.cycle_b -> nasforge.kernel.cycle_a"],
+    "core_names_of_plugin_components": ["loop_part.py:2: names 'alpha-strategy'"],
+    "plugin_names_of_other_plugins": ["thing.py:4: names 'beta-space' of another plugin"],
+    "plugin_imports_of_other_plugins": ["thing.py:1: imports nasforge_beta.other"],
+    "plugin_branches_on_space_names": ["thing.py:6: space.name == 'beta-space'"],
+    "plugin_imports_of_private_core": ["thing.py:2: imports nasforge.run.loop_part, not public API"],
+    "old_paths": ["thing.py:3: imports nasforge.strategy, which moved"],
+}
+
+
+def _planted_checks(root: Path) -> dict[str, list[str]]:
+    core = rules.sources(root, root / "sdk" / "nasforge")
+    plugins = _plugin_sources(root / "plugins")
+    known = rules.bindings(core + plugins)
+    components = {"nasforge_alpha": {"alpha-strategy"}, "nasforge_beta": {"beta-space"}}
+    names = {"alpha-strategy", "beta-space"}
+    return {
+        "core_imports_of_plugins": rules.core_imports_of_plugins(core),
+        "upward_imports": rules.upward_imports(core),
+        "import_cycles": rules.import_cycles(core),
+        "core_names_of_plugin_components": rules.core_names_of_plugin_components(
+            core, names, root / "sdk" / "nasforge" / "run" / "defaults.py"
+        ),
+        "plugin_names_of_other_plugins": rules.plugin_names_of_other_plugins(plugins, components, names),
+        "plugin_imports_of_other_plugins": rules.plugin_imports_of_other_plugins(plugins),
+        "plugin_branches_on_space_names": rules.plugin_branches_on_space_names(plugins),
+        "plugin_imports_of_private_core": rules.plugin_imports_of_private_core(
+            plugins, {"nasforge.kernel.cycle_a"}, known
+        ),
+        "old_paths": rules.old_paths(core + plugins, _moved.MOVED),
+    }
+
+
+def test_every_rule_catches_its_planted_violation(tmp_path: Path) -> None:
+    for name, text in PLANTED.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    found = _planted_checks(tmp_path)
+    assert set(found) == set(CHECKS) == set(EXPECTED), "every rule has a planted violation"
+    for rule, expected in EXPECTED.items():
+        for needle in expected:
+            assert any(needle in line for line in found[rule]), f"{rule} missed {needle!r}: {found[rule]}"
+    assert (
+        rules.upward_imports(
+            [s for s in rules.sources(tmp_path, tmp_path / "sdk" / "nasforge") if "tools" in s.module]
+        )
+        == []
+    ), "a layer may import those below it"

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from nasforge import NasforgeError, get_registry
-from nasforge.kernel.datasets import load_digits
+from nasforge.run.data import load_digits
 from nasforge.run.journal import JournalReader
 
 ONE_SHOT = ("darts", "prdarts", "nasi")

@@ -16,7 +16,7 @@ from safetensors import safe_open
 from safetensors.torch import load_file, save_file
 
 from nasforge.api import load_space
-from nasforge.run.journal import journal_path
+from nasforge.run.journal import CHECKSUM_KEY, END_CHECKSUM_DECLARATION, journal_path
 from nasforge.tools.export import export_genotype, load_genotype
 
 CONV = "|nor_conv_3x3~0|+|nor_conv_1x1~0|skip_connect~1|+|avg_pool_3x3~0|none~1|nor_conv_3x3~2|"
@@ -101,14 +101,21 @@ def toy_run(cli, tmp_path):
     return run
 
 
-def _edit_journal(run, kind: str, edit) -> None:
+def _edit_journal(run, kind: str, edit, *, as_older: bool = True) -> None:
+    """Edit the journal's ``kind`` records; an edited end record ``as_older`` is one of a
+    journal written before end records carried a checksum (so the reader's structural
+    checks, not the checksum, meet the damage)."""
     path = journal_path(run)
     lines = path.read_text().splitlines()
     for i, line in enumerate(lines):
         record = json.loads(line)
+        if kind == "end" and as_older:
+            record.pop(END_CHECKSUM_DECLARATION, None)
+            if record["type"] == "end":
+                record.pop(CHECKSUM_KEY, None)
         if record["type"] == kind:
             edit(record)
-            lines[i] = json.dumps(record)
+        lines[i] = json.dumps(record)
     path.write_text("\n".join(lines) + "\n")
 
 
@@ -125,6 +132,13 @@ def test_run_dir_with_a_damaged_record_is_one_line(cli, toy_run, tmp_path, kind,
     _edit_journal(toy_run, kind, edit)
     out = tmp_path / "x"
     cli("export", toy_run, "--out", out, "--no-onnx").assert_one_line_error(needle)
+    assert not out.exists()
+
+
+def test_a_damaged_end_of_a_checked_journal_is_refused_by_its_checksum(cli, toy_run, tmp_path) -> None:
+    _edit_journal(toy_run, "end", lambda r: r["best"].pop("version"), as_older=False)
+    out = tmp_path / "x"
+    cli("export", toy_run, "--out", out, "--no-onnx").assert_one_line_error("end record fails its checksum")
     assert not out.exists()
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from nasforge.tools.backends.device import DeviceError, resolve_device
+from nasforge.kernel.device import DeviceError, resolve_device
 
 CELL = "|nor_conv_3x3~0|+|avg_pool_3x3~0|nor_conv_3x3~1|+|nor_conv_3x3~0|avg_pool_3x3~1|avg_pool_3x3~2|"
 TOY = "relu_linear-skip-relu_linear-relu_linear"

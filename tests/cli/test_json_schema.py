@@ -16,7 +16,7 @@ from nasforge.tools.cli.output import SCHEMA_FIELD, json_document, schema_name, 
 from nasforge.tools.cli.plugin_commands import mount_plugin_commands
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "json-output.md"
-LISTINGS = ("plugins", "spaces", "metrics", "strategies", "evaluators", "datasets")
+LISTINGS = ("plugins", "spaces", "metrics", "strategies", "evaluators", "datasets", "executors")
 SMALL = ["--build-option", "C=4", "--build-option", "N=1", "--batch-size", "8", "-q"]
 #: The commands whose documents the tests below check.
 CHECKED = {

@@ -7,10 +7,9 @@ import pytest
 from nasforge.kernel.testing import ToyEvaluator, ToyFidelityEvaluator, ToySpace
 from nasforge.kernel.testing.conformance import (
     EvaluatorConformance,
-    MultiObjectiveStrategyConformance,
     SearchSpaceConformance,
-    StrategyConformance,
 )
+from nasforge.run.conformance import MultiObjectiveStrategyRunConformance, StrategyRunConformance
 from nasforge_search import (
     NSGA2,
     Hyperband,
@@ -39,13 +38,13 @@ class TestToyEvaluator(EvaluatorConformance):
         return ToyEvaluator(ToySpace())
 
 
-class TestRandomSearch(StrategyConformance):
+class TestRandomSearch(StrategyRunConformance):
     @pytest.fixture
     def strategy_cls(self):
         return RandomSearch
 
 
-class TestRegularizedEvolution(StrategyConformance):
+class TestRegularizedEvolution(StrategyRunConformance):
     @pytest.fixture
     def strategy_cls(self):
         return RegularizedEvolution
@@ -55,19 +54,19 @@ class TestRegularizedEvolution(StrategyConformance):
         return {"population_size": 6, "sample_size": 3}
 
 
-class TestLocalSearch(StrategyConformance):
+class TestLocalSearch(StrategyRunConformance):
     @pytest.fixture
     def strategy_cls(self):
         return LocalSearch
 
 
-class TestMultiObjectiveRandomSearch(MultiObjectiveStrategyConformance):
+class TestMultiObjectiveRandomSearch(MultiObjectiveStrategyRunConformance):
     @pytest.fixture
     def strategy_cls(self):
         return MultiObjectiveRandomSearch
 
 
-class TestNSGA2(MultiObjectiveStrategyConformance):
+class TestNSGA2(MultiObjectiveStrategyRunConformance):
     @pytest.fixture
     def strategy_cls(self):
         return NSGA2
@@ -83,7 +82,7 @@ class TestToyFidelityEvaluator(EvaluatorConformance):
         return ToyFidelityEvaluator(ToySpace())
 
 
-class _MultiFidelity(StrategyConformance):
+class _MultiFidelity(StrategyRunConformance):
     """Fidelity-asking strategies, on the toy evaluator that varies epochs."""
 
     @pytest.fixture

@@ -19,10 +19,12 @@ from nasforge import hookimpl
 from nasforge.kernel.datasets import DatasetSource, TensorData
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.metric import Batch, Metric, MetricContext, MetricInfo
+from nasforge.kernel.one_shot import OneShotStrategy
+from nasforge.kernel.outcome import SearchOutcome
 from nasforge.kernel.registry import Registry, load_registry
-from nasforge.kernel.result import Result, SearchOutcome, Trial
+from nasforge.kernel.result import Result, Trial
 from nasforge.kernel.search_space import SearchSpace
-from nasforge.kernel.strategy import OneShotStrategy, Strategy
+from nasforge.kernel.strategy import Strategy
 from nasforge.kernel.testing.toy import ToyEvaluator, ToySpace
 
 SPACE, STRATEGY, ONE_SHOT, EVALUATOR, DATASET, METRIC = (

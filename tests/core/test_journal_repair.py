@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from nasforge import Budget, Genotype, JournalError, Result, Trial, api
+from nasforge.kernel.files import JsonLinesAppender
 from nasforge.run.experiment import Experiment
-from nasforge.run.journal import JournalReader, JournalWriter, JsonLinesAppender, journal_path
+from nasforge.run.journal import JournalReader, JournalWriter, journal_path
 from nasforge.run.spec import ExperimentSpec
 from nasforge.tools.cli import main
 
@@ -120,7 +121,7 @@ def test_a_write_that_fills_the_disk_leaves_no_partial_line(tmp_path, monkeypatc
     w.header({})
     w.trial(_trial(0))
     before = path.read_bytes()
-    monkeypatch.setattr("nasforge.run.journal.os.write", _DiskFills(room=100))  # half a record fits
+    monkeypatch.setattr("nasforge.kernel.files.os.write", _DiskFills(room=100))  # half a record fits
     with pytest.raises(JournalError, match="No space left on device"):
         w.trial(_trial(1))
     assert path.read_bytes() == before, "the partial record was taken back"
@@ -140,7 +141,7 @@ def test_a_failed_fsync_takes_the_record_back(tmp_path, monkeypatch) -> None:
     def fail(fd: int) -> None:
         raise OSError(errno.EIO, os.strerror(errno.EIO))
 
-    monkeypatch.setattr("nasforge.run.journal.os.fsync", fail)
+    monkeypatch.setattr("nasforge.kernel.files.os.fsync", fail)
     with pytest.raises(JournalError, match="Input/output error"):
         w.trial(_trial(0))
     assert path.read_bytes() == before
@@ -150,7 +151,7 @@ def test_a_failed_fsync_takes_the_record_back(tmp_path, monkeypatch) -> None:
 def test_disk_full_mid_search_is_one_line_and_resume_matches(finished, tmp_path, cli, monkeypatch) -> None:
     run = tmp_path / "run"
     # header + 24 trials fit, then 50 bytes of the next record, then the disk is full
-    monkeypatch.setattr("nasforge.run.journal.os.write", _DiskFills(room=50, whole=25))
+    monkeypatch.setattr("nasforge.kernel.files.os.write", _DiskFills(room=50, whole=25))
     cli(*SEARCH, "--run-dir", run).assert_one_line_error("No space left on device")
     monkeypatch.undo()
     assert len(JournalReader.of_run(run).trials) == 24

@@ -17,7 +17,6 @@ from nasforge.kernel.objectives import (
     SearchGoal,
     as_goal,
     constraint_texts,
-    goal_of_header,
     objective_texts,
     parse_constraint,
     parse_objective,
@@ -28,6 +27,7 @@ from nasforge.kernel.result import Objective, Result, Trial
 from nasforge.kernel.testing import ToyEvaluator, ToySpace
 from nasforge.run.budget import Budget
 from nasforge.run.experiment import Experiment
+from nasforge.run.goals import goal_of_header
 from nasforge.run.journal import journal_path
 from nasforge.run.spec import ExperimentSpec, spec_differences
 from nasforge_search import NSGA2, RandomSearch, RegularizedEvolution

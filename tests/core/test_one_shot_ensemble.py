@@ -11,8 +11,8 @@ import nasforge
 from nasforge import Ensemble, api
 from nasforge.kernel.ensemble import ENSEMBLE_KEY
 from nasforge.kernel.errors import JournalError
-from nasforge.kernel.result import SearchOutcome
-from nasforge.run.journal import JournalReader, journal_path
+from nasforge.kernel.outcome import SearchOutcome
+from nasforge.run.journal import CHECKSUM_KEY, END_CHECKSUM_DECLARATION, JournalReader, journal_path
 from tests.nesbs_tiny import TINY
 
 
@@ -28,9 +28,7 @@ def test_public_api_names_the_ensemble_and_its_export() -> None:
     from nasforge.tools.export.ensemble_export import export_ensemble as direct
 
     assert nasforge.Ensemble is Ensemble and "Ensemble" in nasforge.__all__
-    assert {"nasforge.kernel.ensemble", "nasforge.tools.export.ensemble_export"} <= set(
-        nasforge.PUBLIC_MODULES
-    )
+    assert {"nasforge.kernel.ensemble", "nasforge.tools.export"} <= set(nasforge.PUBLIC_MODULES)
     assert export_ensemble is direct and callable(load_ensemble)
 
 
@@ -57,13 +55,17 @@ def test_end_record_holds_the_ensemble_and_resume_gives_it_back(run) -> None:
 
 
 def _copy_with_end(run_dir, tmp_path, edit) -> object:
+    """The run's journal as one written before end records carried a checksum (none in the
+    header's declaration, none on the end), its end record changed by ``edit``."""
     lines = journal_path(run_dir).read_text().splitlines()
-    end = json.loads(lines[-1])
+    header, end = json.loads(lines[0]), json.loads(lines[-1])
     assert end["type"] == "end"
+    header.pop(END_CHECKSUM_DECLARATION)
+    end.pop(CHECKSUM_KEY)
     edit(end)
     target = tmp_path / "copy"
     target.mkdir()
-    journal_path(target).write_text("\n".join([*lines[:-1], json.dumps(end)]) + "\n")
+    journal_path(target).write_text("\n".join([json.dumps(header), *lines[1:-1], json.dumps(end)]) + "\n")
     return target
 
 

@@ -3,15 +3,28 @@ from __future__ import annotations
 import pytest
 
 from nasforge import UnknownNameError, get_registry, hookimpl
-from nasforge.kernel.registry import load_registry
+from nasforge.kernel.registry import PLUGINS_ENV, load_registry
 from nasforge.kernel.testing import ToySpace
+from nasforge.run.executors import InProcessExecutor
 
 
 def test_builtins_registered() -> None:
     reg = get_registry()
     assert {"digits", "gaussian", "digits-random-labels"} <= set(reg.names("dataset"))
     assert {"inprocess", "process"} <= set(reg.names("executor"))
-    assert reg.get("space", "toy") is ToySpace
+    assert reg.origin("evaluator", "short-train") == "nasforge.builtin"
+
+
+def test_the_toy_space_is_no_builtin_but_a_plugin_module(monkeypatch) -> None:
+    """Nothing a user searches by default: tests and demos name its module (NASFORGE_PLUGINS)."""
+    monkeypatch.delenv(PLUGINS_ENV, raising=False)
+    assert not load_registry().has("space", "toy")
+    monkeypatch.setenv(PLUGINS_ENV, "nasforge.kernel.testing.toy, no_such_plugin_module")
+    reg = load_registry()
+    assert reg.get("space", "toy") is ToySpace and reg.origin("space", "toy") == "nasforge.kernel.testing.toy"
+    broken = next(p for p in reg.plugins if p.name == "no_such_plugin_module")
+    assert not broken.ok and "ModuleNotFoundError" in (broken.error or "")
+    assert not load_registry(entry_points=False).has("space", "toy"), "named modules load with entry points"
 
 
 def test_unknown_name_suggests() -> None:
@@ -53,27 +66,27 @@ def test_component_without_name_fails_its_plugin_only() -> None:
     reg = load_registry(entry_points=False, extra_plugins=[Nameless()])
     bad = next(p for p in reg.plugins if "Nameless" in p.module)
     assert not bad.ok and "no 'name'" in (bad.error or "")
-    assert reg.get("space", "toy") is ToySpace  # the built-ins still registered
+    assert reg.has("evaluator", "short-train")  # the built-ins still registered
 
 
 def test_name_clash_keeps_the_first_and_says_so() -> None:
-    class Shadow(ToySpace):
-        """A third party's space that reuses a registered name."""
+    class Shadow(InProcessExecutor):
+        """A third party's executor that reuses a registered name."""
 
     class First:
         @hookimpl
-        def nasforge_register_search_spaces(self) -> list:
+        def nasforge_register_executors(self) -> list:
             return [Shadow]
 
     reg = load_registry(entry_points=False, extra_plugins=[First()])
-    # the built-in toy space was registered first and is kept; the warning names both
-    assert reg.get("space", "toy") is ToySpace
-    assert reg.origin("space", "toy") == "nasforge.builtin"
+    # the built-in executor was registered first and is kept; the warning names both
+    assert reg.get("executor", "inprocess") is InProcessExecutor
+    assert reg.origin("executor", "inprocess") == "nasforge.builtin"
     (conflict,) = reg.conflicts
     assert "nasforge.builtin" in conflict and "kept the one from 'nasforge.builtin'" in conflict
     # and the order is deterministic: the same registry is built every time
     again = load_registry(entry_points=False, extra_plugins=[First()])
-    assert again.get("space", "toy") is ToySpace
+    assert again.get("executor", "inprocess") is InProcessExecutor
 
 
 def test_entry_points_register_first_party_first_then_by_name() -> None:

@@ -19,13 +19,14 @@ import typer
 from typer.testing import CliRunner
 
 from nasforge import Budget, UnknownNameError, get_registry, hookimpl
-from nasforge.kernel.datasets import DatasetSource, TensorData, load_digits
+from nasforge.kernel.datasets import DatasetSource, TensorData
 from nasforge.kernel.evaluator import Evaluator
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.metric import MetricInfo
 from nasforge.kernel.registry import Registry, load_registry
 from nasforge.kernel.result import Objective, Result
 from nasforge.kernel.search_space import SearchSpace
+from nasforge.run.data import load_digits
 from nasforge.run.experiment import Experiment
 from nasforge.run.journal import JournalReader
 from nasforge.run.spec import ExperimentSpec

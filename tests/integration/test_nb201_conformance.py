@@ -9,8 +9,8 @@ from nasforge.kernel.registry import get_registry
 from nasforge.kernel.testing.conformance import (
     EvaluatorConformance,
     SearchSpaceConformance,
-    StrategyConformance,
 )
+from nasforge.run.conformance import StrategyRunConformance
 
 
 class TestNB201Space(SearchSpaceConformance):
@@ -30,7 +30,7 @@ class TestNB201TableEvaluator(EvaluatorConformance):
 
 
 @pytest.mark.parametrize("name", ["rea", "random", "local"])
-class TestBaselinesOnNB201(StrategyConformance):
+class TestBaselinesOnNB201(StrategyRunConformance):
     @pytest.fixture
     def strategy_cls(self, name):
         return get_registry().get("strategy", name)

@@ -1,31 +1,24 @@
-"""Small in-memory datasets that always work offline, and the one owner of dataset names.
+"""Data as the contracts see it: a pair of in-memory tensors with a content hash.
 
 Training-free metrics and CPU demos need one batch or a few thousand samples, not a data
-pipeline; everything here is a pair of tensors with a content hash for the journal.
-Built in: sklearn's bundled ``digits``; ``gaussian`` (random data, random labels: the
-data-agnostic mode); ``digits-random-labels`` (label-agnostic); ``cifar10``/``cifar100``
-through torchvision, only when the user already has them on disk.
-
-Runs, evaluators, sweeps and strategies turn a dataset name into data only through
-:func:`load_dataset` (with the caller's registry) and read what a network must be built
-for only through :func:`network_options`, so a name is looked up, and a shape inferred,
-the same way everywhere. This module sits below the registry (the core's built-in plugin
-imports it), so it never fetches the process-wide registry itself.
+pipeline. Runs, evaluators, sweeps and strategies turn a dataset name into data only
+through :func:`load_dataset` (with the caller's registry) and read what a network must be
+built for only through :func:`network_options`, so a name is looked up, and a shape
+inferred, the same way everywhere. The datasets themselves are registered components
+(the core's own are in :mod:`nasforge.run.data`).
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Callable, Collection
-from pathlib import Path
 from typing import Any, Protocol
 
 import attrs
 import torch
 
-from nasforge.kernel.errors import NasforgeError, UnknownNameError
-from nasforge.kernel.optional import require
+from nasforge.kernel.errors import NasforgeError
+from nasforge.kernel.registry import builtin_registry
 
 
 @attrs.frozen(eq=False)
@@ -85,80 +78,6 @@ class DatasetSource:
         return self.loader(**options)
 
 
-def load_digits(*, seed: int = 0, image: bool = True) -> TensorData:
-    """sklearn's bundled 8x8 digits (1,797 samples), scaled to [0, 1], as 1x8x8 images."""
-    sk = require("sklearn.datasets", extra="digits", feature="the 'digits' dataset")
-    bunch = sk.load_digits()
-    x = torch.tensor(bunch.data, dtype=torch.float32) / 16.0
-    if image:
-        x = x.reshape(-1, 1, 8, 8)
-    y = torch.tensor(bunch.target, dtype=torch.int64)
-    return TensorData("digits", x, y, 10)
-
-
-def load_gaussian(
-    *,
-    seed: int = 0,
-    n: int = 512,
-    shape: tuple[int, ...] = (3, 32, 32),
-    num_classes: int = 10,
-) -> TensorData:
-    """Standard normal inputs with uniform random labels: the data-agnostic mode."""
-    gen = torch.Generator().manual_seed(seed)
-    x = torch.randn((n, *shape), generator=gen)
-    y = torch.randint(0, num_classes, (n,), generator=gen)
-    return TensorData("gaussian", x, y, num_classes)
-
-
-def with_random_labels(data: TensorData, *, seed: int = 0) -> TensorData:
-    """Same inputs, labels drawn uniformly: the label-agnostic mode."""
-    gen = torch.Generator().manual_seed(seed)
-    y = torch.randint(0, data.num_classes, (len(data),), generator=gen)
-    return TensorData(f"{data.name}-random-labels", data.x, y, data.num_classes)
-
-
-def load_digits_random_labels(*, seed: int = 0) -> TensorData:
-    return with_random_labels(load_digits(seed=seed), seed=seed)
-
-
-def _torchvision_loader(dataset: str, num_classes: int) -> Callable[..., TensorData]:
-    def load(
-        *, seed: int = 0, root: str | None = None, train: bool = True, limit: int | None = None
-    ) -> TensorData:
-        tv = require("torchvision.datasets", extra="vision", feature=f"the '{dataset}' dataset")
-        root_path = Path(root or os.environ.get("NASFORGE_DATA", Path.home() / ".nasforge" / "data"))
-        cls = getattr(tv, dataset.upper())
-        try:
-            ds = cls(str(root_path), train=train, download=False)
-        except RuntimeError as exc:
-            raise NasforgeError(
-                f"{dataset} not found under {root_path}: nasforge never downloads; "
-                "place the torchvision copy there or set NASFORGE_DATA"
-            ) from exc
-        x = torch.tensor(ds.data).permute(0, 3, 1, 2).float() / 255.0
-        y = torch.tensor(ds.targets, dtype=torch.int64)
-        if limit is not None:
-            x, y = x[:limit], y[:limit]
-        return TensorData(dataset, x, y, num_classes)
-
-    return load
-
-
-BUILTIN_DATASETS = (
-    DatasetSource("digits", "sklearn's bundled 8x8 handwritten digits, 10 classes", load_digits),
-    DatasetSource("gaussian", "random Gaussian inputs, random labels (data-agnostic)", load_gaussian),
-    DatasetSource(
-        "digits-random-labels",
-        "digits inputs with uniform random labels (label-agnostic)",
-        load_digits_random_labels,
-    ),
-    DatasetSource("cifar10", "CIFAR-10 via torchvision, from disk only", _torchvision_loader("cifar10", 10)),
-    DatasetSource(
-        "cifar100", "CIFAR-100 via torchvision, from disk only", _torchvision_loader("cifar100", 100)
-    ),
-)
-
-
 class ComponentLookup(Protocol):
     """What :func:`load_dataset` needs of a registry (a :class:`nasforge.Registry` is one)."""
 
@@ -171,17 +90,13 @@ def load_dataset(
     """The dataset registered as ``name``, loaded with ``seed`` and ``options``.
 
     ``registry`` is the caller's (a run's, the CLI's); without one only the core's
-    built-in datasets are known. Choosing the process-wide registry is for the entry
-    points (``nasforge.get_registry()``), never for a loader deep inside a run, where it
-    would silently ignore the registry the run was given.
+    built-in datasets are known (a registry of no installed plugin). Choosing the
+    process-wide registry is for the entry points (``nasforge.get_registry()``), never for a
+    loader deep inside a run, where it would silently ignore the registry the run was given.
     """
-    if registry is not None:
-        source = registry.get("dataset", name)
-    else:
-        builtin = {d.name: d for d in BUILTIN_DATASETS}
-        if name not in builtin:
-            raise UnknownNameError("dataset", name, builtin)
-        source = builtin[name]
+    if registry is None:
+        registry = builtin_registry()
+    source = registry.get("dataset", name)
     data = source.load(seed=seed, **options)
     if not isinstance(data, TensorData):
         raise NasforgeError(f"dataset '{name}' loaded a {type(data).__name__}, not a TensorData")
@@ -204,3 +119,11 @@ def network_options(
     if len(input_shape) == 3 and (accepted is None or "in_channels" in accepted):
         out["in_channels"] = int(input_shape[0])
     return out
+
+
+def __getattr__(name: str) -> Any:  # names that lived here before the split, found where they went
+    if name.startswith("__"):  # the import system's probes (__path__, ...): never a moved name
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from nasforge._moved import moved_attribute
+
+    return moved_attribute(__name__, name)

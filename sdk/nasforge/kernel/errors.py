@@ -7,7 +7,9 @@ into one line and a non-zero exit instead of a traceback, and embedders can catc
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 
 class NasforgeError(Exception):
@@ -86,3 +88,28 @@ def first_line(exc: BaseException) -> str:
     one-line errors that wrap a library's multi-line message."""
     text = str(exc).strip().splitlines()
     return text[0] if text else type(exc).__name__
+
+
+class OptionError(NasforgeError, ValueError):
+    """An option has the wrong type or a value out of its range (one line, names the option)."""
+
+
+def show(value: Any, limit: int = 60) -> str:
+    """A short, single-line rendering of a user value for an error message."""
+    if type(value) is int and abs(value) > 10**30:
+        return f"an integer of about {int(value.bit_length() * math.log10(2)) + 1} digits"
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError):  # int digits limit, or a deep structure from Python
+        text = f"a {type(value).__name__}"
+    text = text.replace("\n", "\\n").replace("\r", "\\r")
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def suggest(name: str, known: Sequence[str]) -> str | None:
+    """The known name ``name`` was most likely meant to be (case slips first: c -> C)."""
+    folded = [k for k in known if k.lower() == name.lower()]
+    if folded:
+        return folded[0]
+    close = difflib.get_close_matches(name, list(known), n=1)
+    return close[0] if close else None

@@ -16,14 +16,13 @@ that possible without changing anything for the strategies and evaluators that i
   median pruner's decision, made before the trial starts, so it works on any executor
   and replays exactly).
 
-The run journals each trial's fidelity (a trial without one, as every journal written
-before this existed, is a full evaluation), deduplicates by (genotype, fidelity), and
-counts the budget spent (:func:`fidelity_spent`): what a multi-fidelity search saves.
+The run journals each trial's fidelity (a trial without one is a full evaluation),
+deduplicates by (genotype, fidelity), and counts the budget spent
+(:mod:`nasforge.run.fidelity_accounting`): what a multi-fidelity search saves.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 import attrs
@@ -97,47 +96,9 @@ def max_fidelity(evaluator: Any) -> int | None:
     return int(value) if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def fidelity_spent(fidelities: Iterable[int | None], evaluator: Any) -> int | None:
-    """The budget a run's trials spent (e.g. training epochs), a full evaluation counting
-    the evaluator's full budget; None when the evaluator declares no fidelity."""
-    full = max_fidelity(evaluator)
-    if full is None:
-        return None
-    return sum(full if f is None else f for f in fidelities)
+def __getattr__(name: str) -> Any:  # names that lived here before the split, found where they went
+    if name.startswith("__"):  # the import system's probes (__path__, ...): never a moved name
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from nasforge._moved import moved_attribute
 
-
-def trial_spent(trial: Any, evaluator: Any) -> int | None:
-    """What one trial spent of the evaluator's budget (:func:`budget_trained` under the
-    evaluator's fidelity name)."""
-    return budget_trained(trial, getattr(evaluator, "fidelity", None))
-
-
-def budget_trained(trial: Any, name: str | None) -> int | None:
-    """What one trial spent of the budget called ``name``: what its result says it trained
-    (``metadata[name]``: a trial stopped early spent less than it was asked for), else
-    its fidelity (None: the full budget). A report has the name but no evaluator."""
-    done = trial.result.metadata.get(name) if name else None
-    if isinstance(done, int) and not isinstance(done, bool):
-        return done
-    return trial.fidelity
-
-
-def varies_budget(trials: Iterable[Any]) -> bool:
-    """Whether any trial ran below the full budget or was stopped early: a multi-fidelity
-    run, whose report and inspection show the budget."""
-    return any(t.fidelity is not None or was_stopped(t) for t in trials)
-
-
-def was_stopped(trial: Any) -> bool:
-    """Whether a trial's evaluation was stopped early (by its proposal's ``stop_below``)."""
-    return trial.result.metadata.get("stopped_at") is not None
-
-
-def at_full(trial: Any, full: int | None) -> bool:
-    """Whether a trial was evaluated at the full budget ``full`` (None: unknown, every
-    trial counts as full) and not stopped early. A run's best (and front) is chosen among
-    those once there are any: a short training's number is a cheap guess, not what the
-    architecture reaches, and must not outrank a full one."""
-    if was_stopped(trial):
-        return False
-    return trial.fidelity is None or full is None or trial.fidelity == full
+    return moved_attribute(__name__, name)

@@ -10,12 +10,13 @@ genotypes the same way; the space that owns it gives it its canonical string for
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import attrs
 import torch
 
-from nasforge.kernel.errors import InvalidGenotypeError
+from nasforge.kernel.errors import InvalidGenotypeError, show
 
 Choice = str | int
 
@@ -23,10 +24,30 @@ TENSOR_KEY = "choices"
 KIND_KEY = "choice_is_name"
 
 
+class GenotypeTypeError(InvalidGenotypeError, TypeError):
+    """A genotype's field of the wrong type: the library's error, and still a TypeError."""
+
+
+class GenotypeJsonError(InvalidGenotypeError):
+    """A genotype's JSON form that is malformed (not what :meth:`Genotype.to_json` writes)."""
+
+
 def _check_choices(_inst: Any, _attr: attrs.Attribute, value: tuple) -> None:
     for c in value:
         if isinstance(c, bool) or not isinstance(c, str | int):
-            raise TypeError(f"genotype choices must be str or int, got {c!r}")
+            raise GenotypeTypeError(f"genotype choices must be str or int, got {show(c)}")
+
+
+def _as_choices(value: Any) -> tuple[Any, ...]:
+    """The choices as a tuple, from any ordered sequence (a list, a tuple, a generator)."""
+    if isinstance(value, str | bytes | Mapping | set | frozenset) or not isinstance(value, Iterable):
+        raise GenotypeTypeError(f"genotype choices must be a list, got {show(value)}")
+    return tuple(value)
+
+
+def _text(_inst: Any, attr: attrs.Attribute, value: Any) -> None:
+    if not isinstance(value, str):
+        raise GenotypeTypeError(f"Genotype.{attr.name} must be a string, got {show(value)}")
 
 
 def _decode(code: Any, kind: Any, names: list[str]) -> Choice:
@@ -42,16 +63,16 @@ def _decode(code: Any, kind: Any, names: list[str]) -> Choice:
 
 def _nonempty(_inst: Any, attr: attrs.Attribute, value: str) -> None:
     if not value:
-        raise ValueError(f"Genotype.{attr.name} must not be empty")
+        raise InvalidGenotypeError(f"Genotype.{attr.name} must not be empty")
 
 
 @attrs.frozen(order=False)
 class Genotype:
     """One point of a search space: immutable, hashable, comparable."""
 
-    space: str = attrs.field(validator=[attrs.validators.instance_of(str), _nonempty])
-    version: str = attrs.field(validator=[attrs.validators.instance_of(str), _nonempty])
-    choices: tuple[Choice, ...] = attrs.field(converter=tuple, validator=_check_choices)
+    space: str = attrs.field(validator=[_text, _nonempty])
+    version: str = attrs.field(validator=[_text, _nonempty])
+    choices: tuple[Choice, ...] = attrs.field(converter=_as_choices, validator=_check_choices)
 
     def to_tensors(self) -> tuple[dict[str, torch.Tensor], dict[str, str]]:
         """Lossless tensor form for safetensors: integer codes plus a name vocabulary.
@@ -99,4 +120,15 @@ class Genotype:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Genotype:
-        return cls(space=data["space"], version=data["version"], choices=tuple(data["choices"]))
+        """The genotype of a JSON object ``{space, version, choices}``; anything else (a
+        journal edited by hand, a request) is a :class:`GenotypeJsonError` in one line."""
+        if not isinstance(data, dict):
+            raise GenotypeJsonError(f"a genotype is a JSON object, got {show(data)}")
+        missing = [k for k in ("space", "version", "choices") if k not in data]
+        if missing:
+            keys = "the key" if len(missing) == 1 else "the keys"
+            raise GenotypeJsonError(f"genotype {show(data)} lacks {keys} {', '.join(map(repr, missing))}")
+        try:
+            return cls(space=data["space"], version=data["version"], choices=data["choices"])
+        except InvalidGenotypeError as exc:
+            raise GenotypeJsonError(str(exc)) from exc

@@ -14,26 +14,20 @@ the next and only re-draws the weights. The contract every factory keeps:
 * nothing touches torch's global random generator.
 
 :class:`SeededNetworkFactory` is the fallback for spaces without a faster one;
-``nasforge.kernel.search_space.network_factory(space, options)`` picks.
+:func:`network_factory` picks; :func:`build_network` is the one way to build with a user's
+options (their mistakes in one line).
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 from torch import nn
 
+from nasforge.kernel.errors import BuildOptionError, NasforgeError, first_line
 from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.search_space import NetworkFactory, SearchSpace
 from nasforge.kernel.seeding import seeded_build
-
-
-@runtime_checkable
-class NetworkFactory(Protocol):
-    """Builds the stand-alone network of one genotype at a time (see the module doc)."""
-
-    def build(self, g: Genotype, seed: int) -> nn.Module:
-        """The network of ``g`` initialised from ``seed``; valid until the next call."""
-        ...
 
 
 class SeededNetworkFactory:
@@ -44,9 +38,38 @@ class SeededNetworkFactory:
         self.options = dict(options or {})
 
     def build(self, g: Genotype, seed: int) -> nn.Module:
-        from nasforge.kernel.search_space import build_network  # the space module imports this one
-
         return seeded_build(lambda: build_network(self.space, g, self.options), seed).train()
 
 
-__all__ = ["NetworkFactory", "SeededNetworkFactory"]
+def build_network(space: SearchSpace, g: Genotype, options: dict[str, object] | None = None) -> nn.Module:
+    """``space.build(g, **options)``, where options the space rejects (unknown names, wrong
+    types, sizes no network can have) are the user's error, in one line, not a traceback."""
+    try:
+        return space.build(g, **(options or {}))
+    except NasforgeError:
+        raise
+    except (TypeError, ValueError, RuntimeError, OverflowError) as exc:
+        raise _options_error(space, options, exc) from exc
+
+
+def network_factory(space: SearchSpace, options: dict[str, object] | None = None) -> NetworkFactory:
+    """The space's own :class:`~nasforge.kernel.network_factory.NetworkFactory` for ``options``
+    where it offers one, else a seeded rebuild per genotype; bad options as in
+    :func:`build_network`."""
+    make = getattr(space, "network_factory", None)
+    try:
+        factory = make(**(options or {})) if callable(make) else None
+    except NasforgeError:
+        raise
+    except (TypeError, ValueError, RuntimeError, OverflowError) as exc:
+        raise _options_error(space, options, exc) from exc
+    return factory if factory is not None else SeededNetworkFactory(space, options)
+
+
+def _options_error(space: SearchSpace, options: dict[str, object] | None, exc: Exception) -> BuildOptionError:
+    return BuildOptionError(
+        f"cannot build the {space.name} network with options {options or {}}: {first_line(exc)}"
+    )
+
+
+__all__ = ["NetworkFactory", "SeededNetworkFactory", "build_network", "network_factory"]

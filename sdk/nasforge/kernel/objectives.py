@@ -21,7 +21,6 @@ beats a larger one, and among feasible results the objectives decide.
 
 from __future__ import annotations
 
-import logging
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -29,9 +28,7 @@ from typing import Any, Literal
 
 import attrs
 
-from nasforge.kernel.errors import JournalError
-from nasforge.kernel.option_types import OptionError, first_line, show, suggest
-from nasforge.kernel.pareto import non_dominated
+from nasforge.kernel.errors import OptionError, show
 from nasforge.kernel.result import Objective, Result, Trial, best_trial
 
 #: Directions as written on the command line.
@@ -39,8 +36,6 @@ MAX, MIN = "max", "min"
 #: Constraint operators (non-strict: a bound is a budget one may spend entirely).
 LE, GE = "<=", ">="
 Op = Literal["<=", ">="]
-
-logger = logging.getLogger("nasforge.objectives")
 
 #: Objective names as results spell them: no colons or comparison signs, no space at the ends.
 _NAME = re.compile(r"[^\s:<>=!]([^:<>=!]*[^\s:<>=!])?")
@@ -297,6 +292,8 @@ class SearchGoal(Objective):
                 candidates.append(t)
         if not candidates:
             return ()
+        from nasforge.kernel.pareto import non_dominated  # only a run's end needs it
+
         kept = non_dominated([self.vector(t.result) for t in candidates], self.maximize)
         front = [candidates[i] for i in kept]
         front.sort(key=lambda t: (tuple(-v for v in self.vector(t.result)), t.index))
@@ -329,74 +326,9 @@ def as_goal(objective: Objective) -> SearchGoal:
     return objective if isinstance(objective, SearchGoal) else SearchGoal.of([objective])
 
 
-def goal_of_header(header: Mapping[str, Any]) -> SearchGoal | None:
-    """The goal a journal's run searched under, for readers without plugins (inspect, export).
+def __getattr__(name: str) -> Any:  # names that lived here before the split, found where they went
+    if name.startswith("__"):  # the import system's probes (__path__, ...): never a moved name
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from nasforge._moved import moved_attribute
 
-    Journals since issue 10 record it (``goal``); older ones have the evaluator's
-    ``objective`` and no constraints. None for a run without an objective (a one-shot
-    run with no evaluator). A malformed record raises :class:`~nasforge.kernel.errors.JournalError`.
-    """
-    try:
-        if "goal" in header:
-            return SearchGoal.from_json(header["goal"])
-        spec = header.get("spec") if isinstance(header.get("spec"), Mapping) else {}
-        objectives = list(spec.get("objectives") or ())
-        if not objectives and isinstance(header.get("objective"), Mapping):
-            objectives = [as_objective(header["objective"])]
-        if not objectives:
-            return None
-        return SearchGoal.of(objectives, list(spec.get("constraints") or ()))
-    except (OptionError, TypeError, ValueError) as exc:
-        raise JournalError(f"malformed header objectives or constraints ({first_line(exc)})") from exc
-
-
-# --- names an evaluator measures ------------------------------------------------------------
-def declared_objectives(evaluator: Any) -> dict[str, Objective] | None:
-    """The objectives an evaluator declares its results carry, or None when it declares
-    none beyond its own objective (the interface's default), and only its first result
-    can tell."""
-    from nasforge.kernel.evaluator import Evaluator
-
-    own = getattr(type(evaluator), "objectives", None)
-    if own is None or own is getattr(Evaluator, "objectives", None):
-        return None
-    declared = evaluator.objectives
-    return dict(declared) if isinstance(declared, Mapping) else None
-
-
-def _unknown(goal: SearchGoal, known: Iterable[str], by: str, what: str) -> None:
-    known = sorted(known)
-    names = [o.name for o in goal.objectives] + [c.name for c in goal.constraints]
-    for name in dict.fromkeys(names):
-        if name not in known:
-            close = suggest(name, known)
-            hint = f"; did you mean '{close}'?" if close else ""
-            raise OptionError(f"{by} {what} no '{name}'{hint} (it {what}: {', '.join(known) or 'nothing'})")
-
-
-def check_declared(goal: SearchGoal, evaluator: Any, *, warn: bool = True) -> None:
-    """Refuse, before any trial, an objective or constraint the evaluator declares it never
-    measures; with ``warn``, log where an objective runs against the declared direction (a
-    likely slip: ``latency_ms:max``)."""
-    declared = declared_objectives(evaluator)
-    if declared is None:
-        return
-    by = f"evaluator '{getattr(evaluator, 'name', type(evaluator).__name__)}'"
-    _unknown(goal, declared, by, "measures")
-    for objective in goal.objectives if warn else ():
-        own = declared[objective.name]
-        if own.higher_is_better != objective.higher_is_better:
-            logger.warning(
-                "objective %s: %s counts %s values as better; searching for the %s, as asked",
-                objective_text(objective),
-                by,
-                "larger" if own.higher_is_better else "smaller",
-                "largest" if objective.higher_is_better else "smallest",
-            )
-
-
-def check_measured(goal: SearchGoal, result: Result, evaluator_name: str) -> None:
-    """Refuse a goal naming what a successful result of the evaluator does not carry (for
-    evaluators that declare nothing, checked on their first successful result)."""
-    if not result.failed:
-        _unknown(goal, result.objectives, f"evaluator '{evaluator_name}'", "reports")
+    return moved_attribute(__name__, name)

@@ -13,7 +13,6 @@ error type, so a config used from Python and one built from the command line agr
 
 from __future__ import annotations
 
-import difflib
 import functools
 import inspect
 import math
@@ -27,7 +26,7 @@ from typing import Any, Literal, TypeVar
 
 import attrs
 
-from nasforge.kernel.errors import NasforgeError
+from nasforge.kernel.errors import OptionError, show, suggest  # noqa: F401 - their old home
 
 #: The widest integer an option may hold: a 64-bit seed (torch takes [-2^63, 2^64)).
 #: Anything beyond is a typo or a fuzzer, and would overflow a C integer downstream.
@@ -37,10 +36,6 @@ INT_MIN, INT_MAX = -(2**63), 2**64 - 1
 MAX_COUNT = 2**31 - 1
 
 _C = TypeVar("_C")
-
-
-class OptionError(NasforgeError, ValueError):
-    """An option has the wrong type or a value out of its range (one line, names the option)."""
 
 
 # --- checking one value -----------------------------------------------------------------
@@ -146,18 +141,6 @@ def describe(hint: Any, *, plural: bool = False) -> str:
     return f"{name} values" if plural else f"a {name}"
 
 
-def show(value: Any, limit: int = 60) -> str:
-    """A short, single-line rendering of a user value for an error message."""
-    if type(value) is int and abs(value) > 10**30:
-        return f"an integer of about {int(value.bit_length() * math.log10(2)) + 1} digits"
-    try:
-        text = repr(value)
-    except (ValueError, RecursionError):  # int digits limit, or a deep structure from Python
-        text = f"a {type(value).__name__}"
-    text = text.replace("\n", "\\n").replace("\r", "\\r")
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 def first_line(exc: BaseException) -> str:
     """The message of ``exc`` without attrs' extra exception arguments (Attribute reprs)."""
     message = exc.args[0] if exc.args and isinstance(exc.args[0], str) else str(exc)
@@ -234,15 +217,6 @@ def config_from_options(
         return attrs.evolve(base, **options) if base is not None else cls(**options)
     except (TypeError, ValueError) as exc:
         raise OptionError(f"bad {owner} option: {first_line(exc)}") from exc
-
-
-def suggest(name: str, known: Sequence[str]) -> str | None:
-    """The known name ``name`` was most likely meant to be (case slips first: c -> C)."""
-    folded = [k for k in known if k.lower() == name.lower()]
-    if folded:
-        return folded[0]
-    close = difflib.get_close_matches(name, list(known), n=1)
-    return close[0] if close else None
 
 
 # --- attrs helpers for config classes ------------------------------------------------------

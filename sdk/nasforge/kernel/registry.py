@@ -36,6 +36,10 @@ BUILTIN_PLUGIN = "nasforge.builtin"
 BUILTIN_MODULE = "nasforge.tools.builtin_plugin"
 #: Entry points named here (comma-separated) are not loaded, as if uninstalled.
 DISABLE_ENV = "NASFORGE_DISABLE_PLUGINS"
+#: Plugin modules named here (comma-separated, importable) are loaded after the entry
+#: points, as if installed: a plugin tried without packaging it, or the toy space of the
+#: conformance kits (``nasforge.kernel.testing.toy``) in tests and demos.
+PLUGINS_ENV = "NASFORGE_PLUGINS"
 
 KINDS = {
     "space": "nasforge_register_search_spaces",
@@ -190,6 +194,7 @@ def create_plugin_manager(
                 )
                 continue
             infos.append(PluginInfo(ep.name, ep.value, _distribution_of(ep), True))
+        infos += _register_named_modules(pm, _named(os.environ.get(PLUGINS_ENV, "")))
     for plugin in extra_plugins:
         try:
             name = pm.register(plugin)
@@ -200,6 +205,26 @@ def create_plugin_manager(
     return pm, infos
 
 
+def _named(text: str) -> list[str]:
+    return [n.strip() for n in text.split(",") if n.strip()]
+
+
+def _register_named_modules(pm: pluggy.PluginManager, modules: list[str]) -> list[PluginInfo]:
+    """Each module of ``NASFORGE_PLUGINS`` imported and registered under its own name; one
+    that fails is reported like a broken entry point, never breaking the others."""
+    infos = []
+    for module in modules:
+        if pm.get_plugin(module) is not None or pm.is_blocked(module):
+            continue
+        try:
+            pm.register(importlib.import_module(module), name=module)
+        except Exception as exc:  # a broken plugin must not break the others
+            infos.append(PluginInfo(module, module, None, False, f"{type(exc).__name__}: {exc}"))
+            continue
+        infos.append(PluginInfo(module, module, None, True))
+    return infos
+
+
 def load_registry(
     *, entry_points: bool = True, extra_plugins: Iterable[Any] = (), disabled: Iterable[str] | None = None
 ) -> Registry:
@@ -207,10 +232,11 @@ def load_registry(
 
     ``disabled`` entry points are skipped; by default those named (comma-separated) in the
     ``NASFORGE_DISABLE_PLUGINS`` environment variable, so a pipeline can switch a broken or
-    unwanted plugin off without uninstalling it.
+    unwanted plugin off without uninstalling it. With ``entry_points``, the plugin modules
+    named in ``NASFORGE_PLUGINS`` are loaded too.
     """
     if disabled is None:
-        disabled = [n.strip() for n in os.environ.get(DISABLE_ENV, "").split(",") if n.strip()]
+        disabled = _named(os.environ.get(DISABLE_ENV, ""))
     pm, infos = create_plugin_manager(
         entry_points=entry_points, extra_plugins=extra_plugins, disabled=disabled
     )
@@ -228,3 +254,16 @@ def get_registry(*, refresh: bool = False) -> Registry:
         if _default is None or refresh:
             _default = load_registry()
         return _default
+
+
+_builtin: Registry | None = None
+
+
+def builtin_registry() -> Registry:
+    """A registry of the core's built-in components alone (no installed plugin), cached:
+    what a caller that passes no registry to a loader of built-ins gets."""
+    global _builtin
+    with _lock:
+        if _builtin is None:
+            _builtin = load_registry(entry_points=False, disabled=())
+        return _builtin

@@ -8,7 +8,6 @@ from typing import Any
 
 import attrs
 
-from nasforge.kernel.ensemble import Ensemble
 from nasforge.kernel.genotype import Genotype
 
 
@@ -110,21 +109,9 @@ def best_trial(trials: Sequence[Trial], objective: Objective) -> Trial | None:
     return max(trials, key=lambda t: (*objective.rank(t.result), -t.index))
 
 
-@attrs.frozen
-class SearchOutcome:
-    """The end of any search: the best genotype(s), the history, and what produced them."""
+def __getattr__(name: str) -> Any:  # names that lived here before the split, found where they went
+    if name.startswith("__"):  # the import system's probes (__path__, ...): never a moved name
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from nasforge._moved import moved_attribute
 
-    best: Genotype
-    best_result: Result | None
-    history: tuple[Trial, ...] = attrs.field(converter=tuple, factory=tuple)
-    produced_by: dict[str, Any] = attrs.field(factory=dict, converter=dict)
-    #: Extra genotypes for methods that return several (ensembles, Pareto sets).
-    members: tuple[Genotype, ...] = attrs.field(converter=tuple, factory=tuple)
-    #: A multi-objective run's Pareto front: the trials behind ``members``, best first
-    #: (``best`` is the first; see :meth:`nasforge.kernel.objectives.SearchGoal.front`).
-    front: tuple[Trial, ...] = attrs.field(converter=tuple, factory=tuple)
-    #: An ensemble search's result (members, weights, combine rule, per-member scores);
-    #: ``members`` then holds the same genotypes and ``best`` one of them. None otherwise.
-    ensemble: Ensemble | None = attrs.field(
-        default=None, validator=attrs.validators.optional(attrs.validators.instance_of(Ensemble))
-    )
+    return moved_attribute(__name__, name)

@@ -11,20 +11,13 @@ from __future__ import annotations
 import abc
 import random
 from collections.abc import Iterator, Sequence
-from typing import ClassVar
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import torch
 from torch import nn
 
-from nasforge.kernel.errors import (
-    BuildOptionError,
-    CapabilityError,
-    InvalidGenotypeError,
-    NasforgeError,
-    first_line,
-)
+from nasforge.kernel.errors import CapabilityError, InvalidGenotypeError
 from nasforge.kernel.genotype import Genotype
-from nasforge.kernel.network_factory import NetworkFactory, SeededNetworkFactory
 
 # Capability names a space may declare; strategies list the ones they need.
 SAMPLE = "sample"
@@ -34,6 +27,16 @@ ENCODE = "encode"
 ENUMERATE = "enumerate"
 BUILD = "build"
 SUPERNET = "supernet"
+
+
+@runtime_checkable
+class NetworkFactory(Protocol):
+    """Builds the stand-alone network of one genotype at a time, fast, for sweeps that
+    build thousands (the contract: :mod:`nasforge.kernel.network_factory`)."""
+
+    def build(self, g: Genotype, seed: int) -> nn.Module:
+        """The network of ``g`` initialised from ``seed``; valid until the next call."""
+        ...
 
 
 class SearchSpace(abc.ABC):
@@ -57,6 +60,8 @@ class SearchSpace(abc.ABC):
 
     def validate(self, g: Genotype) -> None:
         """Raise :class:`InvalidGenotypeError` unless ``g`` belongs to this space."""
+        if not isinstance(g, Genotype):
+            raise InvalidGenotypeError(f"expected a genotype of space '{self.name}', got {type(g).__name__}")
         if g.space != self.name:
             raise InvalidGenotypeError(f"genotype is from space '{g.space}', not '{self.name}'")
         if g.version != self.version:
@@ -126,7 +131,7 @@ class SearchSpace(abc.ABC):
         Spaces whose ``build`` is slow next to scoring (module construction dominates on
         NAS-Bench-201) return a :class:`~nasforge.kernel.network_factory.NetworkFactory` that
         reuses modules between genotypes; it must give exactly what a seeded ``build``
-        gives (see that module). None means sweeps rebuild every network.
+        gives (see :mod:`nasforge.kernel.network_factory`). None means sweeps rebuild every network.
         """
         return None
 
@@ -146,32 +151,9 @@ class SearchSpace(abc.ABC):
         return f"{type(self).__name__}(name={self.name!r}, version={self.version!r})"
 
 
-def build_network(space: SearchSpace, g: Genotype, options: dict[str, object] | None = None) -> nn.Module:
-    """``space.build(g, **options)``, where options the space rejects (unknown names, wrong
-    types, sizes no network can have) are the user's error, in one line, not a traceback."""
-    try:
-        return space.build(g, **(options or {}))
-    except NasforgeError:
-        raise
-    except (TypeError, ValueError, RuntimeError, OverflowError) as exc:
-        raise _options_error(space, options, exc) from exc
+def __getattr__(name: str) -> Any:  # names that lived here before the split, found where they went
+    if name.startswith("__"):  # the import system's probes (__path__, ...): never a moved name
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from nasforge._moved import moved_attribute
 
-
-def network_factory(space: SearchSpace, options: dict[str, object] | None = None) -> NetworkFactory:
-    """The space's own :class:`~nasforge.kernel.network_factory.NetworkFactory` for ``options``
-    where it offers one, else a seeded rebuild per genotype; bad options as in
-    :func:`build_network`."""
-    make = getattr(space, "network_factory", None)
-    try:
-        factory = make(**(options or {})) if callable(make) else None
-    except NasforgeError:
-        raise
-    except (TypeError, ValueError, RuntimeError, OverflowError) as exc:
-        raise _options_error(space, options, exc) from exc
-    return factory if factory is not None else SeededNetworkFactory(space, options)
-
-
-def _options_error(space: SearchSpace, options: dict[str, object] | None, exc: Exception) -> BuildOptionError:
-    return BuildOptionError(
-        f"cannot build the {space.name} network with options {options or {}}: {first_line(exc)}"
-    )
+    return moved_attribute(__name__, name)

@@ -1,22 +1,19 @@
-"""Strategy interfaces: ask/tell for black-box search, ``fit`` for one-shot methods.
-
-Ask/tell keeps a strategy ignorant of who evaluates and where (in-process, a pool, Ray)
-and makes any deterministic strategy resumable by replay: re-create it with the same seed,
-feed back the journal's results, and it stands where it stood (PyGlove's recover).
+"""The ask/tell Strategy interface: black-box search that never knows who evaluates, or
+where, and resumes by replay: rebuilt with the same seed and fed the journal's results, it
+stands where it stood (PyGlove's recover). One-shot methods: :mod:`nasforge.kernel.one_shot`.
 """
 
 from __future__ import annotations
 
 import abc
 import random
-from collections.abc import Callable
 from typing import Any, ClassVar
 
+from nasforge.kernel.errors import OptionError
 from nasforge.kernel.fidelity import Proposal
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.objectives import SearchGoal, as_goal
-from nasforge.kernel.option_types import OptionError
-from nasforge.kernel.result import Objective, Result, SearchOutcome, Trial
+from nasforge.kernel.result import Objective, Result
 from nasforge.kernel.search_space import SAMPLE, SearchSpace
 
 
@@ -91,36 +88,9 @@ class Strategy(abc.ABC):
         return self.goal.rank(result)
 
 
-class OneShotStrategy(abc.ABC):
-    """Weight-sharing and gradient-based methods (DARTS, PR-DARTS, NASI, NESBS).
+def __getattr__(name: str) -> Any:  # names that lived here before the split, found where they went
+    if name.startswith("__"):  # the import system's probes (__path__, ...): never a moved name
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from nasforge._moved import moved_attribute
 
-    These do not fit ask/tell: they train a supernet and read an architecture off it.
-    The contract the CLI, the journal and the conformance kit rely on:
-
-    - constructed as ``cls(seed=..., progress=..., **options)`` with JSON-valued options;
-    - ``fit(space, data, *, on_trial=None, **options)`` takes a
-      :class:`~nasforge.kernel.datasets.TensorData`, calls ``on_trial(trial)`` once per epoch (or
-      per step of its own choosing) with a :class:`~nasforge.kernel.result.Trial` whose genotype
-      is the architecture derived so far, and returns a
-      :class:`~nasforge.kernel.result.SearchOutcome` whose ``best`` is the final architecture;
-    - the same seed and data give the same outcome.
-    """
-
-    name: ClassVar[str]
-    requires: ClassVar[frozenset[str]] = frozenset()
-
-    def __init__(self, *, seed: int = 0, progress: bool = True, **options: Any) -> None:
-        self.seed = seed
-        self.progress = progress
-        self.options = options
-
-    @abc.abstractmethod
-    def fit(
-        self,
-        space: SearchSpace,
-        data: Any,
-        *,
-        on_trial: Callable[[Trial], None] | None = None,
-        **options: Any,
-    ) -> SearchOutcome:
-        """Run the search and return its outcome."""
+    return moved_attribute(__name__, name)

@@ -17,22 +17,23 @@ from typing import Any
 
 import attrs
 
+from nasforge.kernel.device import resolve_device
 from nasforge.kernel.errors import NasforgeError
 from nasforge.kernel.objectives import Constraint
 from nasforge.kernel.option_types import OptionError
+from nasforge.kernel.outcome import SearchOutcome
 from nasforge.kernel.registry import Registry, get_registry
-from nasforge.kernel.result import Objective, SearchOutcome
+from nasforge.kernel.result import Objective
 from nasforge.kernel.search_space import SearchSpace
 from nasforge.run import defaults
 from nasforge.run.budget import Budget
 from nasforge.run.defaults import default_component
-from nasforge.run.executors import DEFAULT_RETRIES, ExecutorOptions
+from nasforge.run.executors import DEFAULT_RETRIES, ExecutorOptions, executor_keywords
 from nasforge.run.experiment import Experiment
 from nasforge.run.journal import JournalReader
 from nasforge.run.one_shot_run import resume_one_shot, run_one_shot
 from nasforge.run.spec import ExperimentSpec
 from nasforge.run.stopping import StopRule
-from nasforge.tools.backends.device import resolve_device
 
 _log = logging.getLogger(__name__)
 
@@ -200,9 +201,7 @@ def search(
     progress: bool = False,
     registry: Registry | None = None,
     asynchronous: bool = False,
-    ray_address: str | None = None,
-    trial_cpus: float = 1.0,
-    trial_gpus: float = 0.0,
+    executor_options: dict[str, Any] | None = None,
     retries: int = DEFAULT_RETRIES,
     **spec_options: Any,
 ) -> SearchOutcome:
@@ -220,11 +219,11 @@ def search(
     its genotypes in ``members``; :func:`nasforge.tools.export.export_ensemble` writes it as
     ``nasforge search --export`` does, and :func:`resume` of the ended run gives it back.
 
-    Where trials run (ask/tell runs): ``executor="ray"`` with ``ray_address`` (``"HOST:PORT"``
-    of a ``ray start --head``, ``"auto"`` or ``"ray://HOST:PORT"``) joins an existing Ray
-    cluster instead of starting a local one; ``trial_cpus``/``trial_gpus`` are each trial's
-    Ray task resources. ``retries``: how often a trial whose worker died (process pool or
-    Ray) is run again before it counts as failed (recorded in ``metadata["retries"]``).
+    Where trials run (ask/tell runs): ``executor_options`` are the executor's own options
+    (``executor="ray"`` with ``{"address": "HOST:PORT"}`` joins an existing Ray cluster;
+    what an executor takes is listed by ``nasforge executors``). ``retries``: how often a
+    trial whose worker died (process pool or a cluster) is run again before it counts as
+    failed (recorded in ``metadata["retries"]``).
     ``asynchronous`` keeps ``workers`` trials in flight and tells each result as it
     arrives, instead of rounds that wait for their slowest trial; the journal keeps the
     order results were told, so a resume replays it exactly, but which result arrives
@@ -238,10 +237,9 @@ def search(
     :class:`~nasforge.kernel.errors.RunInUseError` when another process writes ``run_dir``.
     """
     registry = registry if registry is not None else get_registry()
+    moved = executor_keywords(spec_options, registry)  # an executor flag's keyword, from before
     spec = build_spec(space, strategy, evaluator, registry=registry, **spec_options)
-    options = ExecutorOptions(
-        address=ray_address, trial_cpus=trial_cpus, trial_gpus=trial_gpus, retries=retries
-    )
+    options = ExecutorOptions(retries=retries, options={**(executor_options or {}), **moved})
     if spec.is_one_shot(registry):
         if asynchronous or options != ExecutorOptions():
             raise NasforgeError(
@@ -264,17 +262,16 @@ def resume(
     *,
     progress: bool = False,
     registry: Registry | None = None,
-    ray_address: str | None = None,
-    trial_cpus: float = 1.0,
-    trial_gpus: float = 0.0,
+    executor_options: dict[str, Any] | None = None,
     retries: int = DEFAULT_RETRIES,
+    **moved: Any,
 ) -> SearchOutcome:
     """Continue (or, if it ended, re-read) the journaled run in ``run_dir``.
 
     An ask/tell run continues on the executor and workers its spec names, evaluated as
-    it was (synchronously or asynchronously); ``ray_address``, ``trial_cpus``,
-    ``trial_gpus`` and ``retries`` are as in :func:`search` (where it runs is not part of
-    the run, so a run may continue on another cluster).
+    it was (synchronously or asynchronously); ``executor_options`` and ``retries`` are as in
+    :func:`search` (where it runs is not part of the run, so a run may continue on another
+    cluster).
 
     A run that ended is only read (nothing is opened for writing, so read-only media
     work); one that did not takes the run directory's lock, and is refused with
@@ -284,6 +281,8 @@ def resume(
     if JournalReader.of_run(run_dir).header.get("mode") == "one-shot":
         return resume_one_shot(run_dir, progress=progress, registry=registry).outcome
     options = ExecutorOptions(
-        address=ray_address, trial_cpus=trial_cpus, trial_gpus=trial_gpus, retries=retries
+        retries=retries, options={**(executor_options or {}), **executor_keywords(moved, registry)}
     )
+    if moved:
+        raise TypeError(f"resume() got an unexpected keyword argument {next(iter(moved))!r}")
     return Experiment.resume(run_dir, registry=registry, progress=progress, executor_options=options).run()

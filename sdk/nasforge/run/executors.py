@@ -1,78 +1,46 @@
-"""Where evaluations run. Strategies never see this.
+"""The core's executors, and the options that say where a run's trials go.
 
-Two ways to use an executor:
-
-- ``map``: a batch in, results back in input order. The experiment's default (synchronous)
-  loop uses it, which keeps a run identical whatever executor runs it.
-- ``submit`` / ``next_done``: evaluations started one by one and collected as they
-  finish, so the experiment's asynchronous loop keeps ``workers`` trials in flight and
-  never waits for a batch's slowest trial. Every executor supports it: this base class
-  implements it on top of ``map`` (one evaluation at a time, in submission order), and
-  the pool and Ray executors run the submissions in parallel.
-
-A worker that dies mid-evaluation (killed, out of memory, a crashed node) does not end
-the search: the pool and Ray executors run its trial again, up to ``retries`` times,
-and record how often in the result's ``metadata["retries"]``; a trial that still kills
-its worker becomes a failed result.
+:class:`InProcessExecutor` (the default) evaluates in this process; a process pool runs
+trials in parallel on this machine; an executor plugin (Ray) runs them on a cluster. The
+Executor interface is :mod:`nasforge.kernel.executor`.
 """
 
 from __future__ import annotations
 
-import abc
 import collections
 import concurrent.futures as cf
 import ctypes
-import itertools
+import inspect
 import multiprocessing
 import os
 import signal
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Sequence
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, ClassVar
+from typing import Any
 
 import attrs
 
-from nasforge.kernel.errors import NasforgeError
+from nasforge.kernel.errors import NasforgeError, OptionError
 from nasforge.kernel.evaluator import Evaluator
+from nasforge.kernel.executor import (
+    DEFAULT_RETRIES,
+    RETRIES_KEY,
+    Done,
+    Executor,
+    collect_in_order,
+    evaluate_safely,
+    new_ticket,
+    with_retries,
+    worker_died,
+)
 from nasforge.kernel.fidelity import Proposal
 from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.option_types import check_options
 from nasforge.kernel.result import Result
-
-#: How many times a trial whose worker died is run again before it counts as failed.
-DEFAULT_RETRIES = 2
-#: Result metadata key: how many times the trial was run again after its worker died.
-RETRIES_KEY = "retries"
-
-
-def evaluate_safely(evaluator: Evaluator, g: Genotype | Proposal) -> Result:
-    """Evaluate, turning an exception into a failed result instead of a dead search.
-
-    A :class:`~nasforge.kernel.fidelity.Proposal` is evaluated at its fidelity, so every
-    executor serves multi-fidelity strategies by passing what it was given here.
-    """
-    try:
-        if isinstance(g, Proposal):
-            if g.stop_below is None:
-                return evaluator.evaluate_at(g.genotype, g.fidelity)
-            return evaluator.evaluate_at(g.genotype, g.fidelity, stop_below=g.stop_below)
-        return evaluator.evaluate(g)
-    except Exception as exc:  # one bad architecture must not end the search
-        return Result(objectives={}, failed=True, error=f"{type(exc).__name__}: {exc}")
-
-
-@attrs.frozen
-class Done:
-    """One finished submission (:meth:`Executor.next_done`)."""
-
-    #: What :meth:`Executor.submit` returned for it.
-    ticket: int
-    result: Result
-    #: Wall seconds it took: from its submission until it finished, retries included
-    #: (evaluated one at a time in this process: its evaluation alone).
-    wall_seconds: float
 
 
 @attrs.frozen
@@ -80,135 +48,100 @@ class ExecutorOptions:
     """Where and with what an executor runs trials, apart from the spec.
 
     Why apart: none of it changes what a trial computes, so a run journaled on a laptop
-    resumes on a cluster (or the other way round) and compares equal. ``address`` joins
-    an existing Ray cluster; ``trial_cpus``/``trial_gpus`` are each trial's Ray task
-    resources; ``retries`` is how often a trial whose worker died is run again.
+    resumes on a cluster (or the other way round) and compares equal. ``retries`` is how
+    often a trial whose worker died is run again; ``options`` are the executor's own
+    keyword options (``--executor-option KEY=VALUE``, or a flag the executor declares).
     """
 
-    address: str | None = None
-    trial_cpus: float = attrs.field(default=1.0, converter=float)
-    trial_gpus: float = attrs.field(default=0.0, converter=float)
     retries: int = attrs.field(default=DEFAULT_RETRIES)
-
-    @trial_cpus.validator
-    def _cpus(self, _attr: attrs.Attribute, value: float) -> None:
-        if not value > 0:
-            raise NasforgeError(f"trial CPUs must be > 0, got {value:g}")
-
-    @trial_gpus.validator
-    def _gpus(self, _attr: attrs.Attribute, value: float) -> None:
-        if not value >= 0:
-            raise NasforgeError(f"trial GPUs must be >= 0, got {value:g}")
+    options: dict[str, Any] = attrs.field(factory=dict, converter=dict)
 
     @retries.validator
     def _retries(self, _attr: attrs.Attribute, value: int) -> None:
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             raise NasforgeError(f"retries must be a whole number >= 0, got {value!r}")
 
-    def on_cluster(self) -> bool:
-        """Whether anything here only a cluster executor (Ray) can honour is set."""
-        return self.address is not None or self.trial_cpus != 1.0 or self.trial_gpus != 0.0
-
     def kwargs(self) -> dict[str, Any]:
-        """Constructor keywords: the cluster ones only where set, so an executor written
-        before they existed (one that takes only ``workers``) is still built."""
+        """Constructor keywords: ``retries`` only where it differs from the default, so an
+        executor written before it existed (one that takes only ``workers``) is still built."""
         out: dict[str, Any] = {"retries": self.retries} if self.retries != DEFAULT_RETRIES else {}
-        if self.address is not None:
-            out["address"] = self.address
-        if self.trial_cpus != 1.0:
-            out["trial_cpus"] = self.trial_cpus
-        if self.trial_gpus != 0.0:
-            out["trial_gpus"] = self.trial_gpus
-        return out
+        return {**out, **self.options}
 
 
-def build_executor(cls: type[Executor], workers: int, options: ExecutorOptions | None = None) -> Executor:
-    """``cls`` built for ``workers`` trials in flight with ``options``; cluster options
-    (an address, trial resources) are refused, in one line, for an executor that cannot
-    honour them rather than silently ignored."""
+def build_executor(
+    cls: type[Executor], workers: int, options: ExecutorOptions | None = None, registry: Any = None
+) -> Executor:
+    """``cls`` built for ``workers`` trials in flight with ``options``; an option it does not
+    take is refused in one line (naming the executor that does, where one is registered)
+    rather than silently ignored."""
     options = options or ExecutorOptions()
-    check_executor_options(cls, options)
+    check_executor_options(cls, options, registry)
     return cls(workers=workers, **options.kwargs())
 
 
-def check_executor_options(cls: type[Executor], options: ExecutorOptions) -> None:
-    """Refuse cluster options (an address, trial resources) for an executor that cannot
-    honour them, before anything is built (the CLI calls it first thing)."""
-    if options.on_cluster() and not getattr(cls, "cluster", False):
-        what = "--ray-address" if options.address is not None else "--trial-cpus/--trial-gpus"
-        raise NasforgeError(
-            f"{what} applies to an executor that runs on a cluster (--executor ray), "
-            f"not to '{getattr(cls, 'name', cls.__name__)}'"
-        )
+def check_executor_options(cls: type[Executor], options: ExecutorOptions, registry: Any = None) -> None:
+    """Refuse, before anything is built (the CLI calls it first thing), an option ``cls``
+    does not take; its own options are then checked against its declared types."""
+    name = getattr(cls, "name", cls.__name__)
+    accepted = _keywords(cls)
+    for option in options.options:
+        if accepted is not None and option not in accepted:
+            raise OptionError(_not_taken(option, name, accepted, registry))
+    check_options(f"executor '{name}'", cls, dict(options.options))
 
 
-def with_retries(result: Result, retries: int) -> Result:
-    """``result`` with ``metadata["retries"]`` set (unchanged when nothing was retried, so
-    a run without a dead worker journals exactly what it always did)."""
-    if retries == 0:
-        return result
-    return attrs.evolve(result, metadata={**result.metadata, RETRIES_KEY: retries})
+def executor_options(cls: type[Executor]) -> list[str]:
+    """The options an executor takes besides ``workers``, in its signature's order."""
+    params = inspect.signature(cls).parameters.values()
+    kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return [p.name for p in params if p.kind in kinds and p.name != "workers"]
 
 
-def worker_died(error: str, runs: int) -> Result:
-    """The failed result of a trial that killed its worker on every one of its ``runs``."""
-    return with_retries(
-        Result(objectives={}, failed=True, error=f"the worker died on each of {runs} runs ({error})"),
-        runs - 1,
-    )
+def _keywords(cls: type[Executor]) -> set[str] | None:
+    """The keyword options ``cls`` takes (None: any, through ``**options``)."""
+    params = inspect.signature(cls).parameters.values()
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return None
+    return {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)} - {"workers"}
 
 
-class Executor(abc.ABC):
-    """Evaluates genotypes: a batch with ``map``, or one by one with ``submit``."""
-
-    name: ClassVar[str]
-    #: Whether it runs on a cluster and so takes ``address``/``trial_cpus``/``trial_gpus``.
-    cluster: ClassVar[bool] = False
-    workers: int = 1
-
-    @abc.abstractmethod
-    def map(self, evaluator: Evaluator, genotypes: Sequence[Genotype | Proposal]) -> list[Result]:
-        """Evaluate every genotype (a Proposal at its fidelity: pass it to ``evaluate_safely``)."""
-
-    def submit(self, evaluator: Evaluator, g: Genotype | Proposal) -> int:
-        """Start evaluating ``g``; returns a ticket that :meth:`next_done` gives back with
-        its result. This default queues it, and ``next_done`` evaluates the oldest through
-        ``map``: one at a time, in submission order, so any executor runs asynchronous
-        searches (the parallel ones override both)."""
-        queue = self._serial_queue()
-        ticket = next(_tickets)
-        queue.append((ticket, evaluator, g))
-        return ticket
-
-    def next_done(self) -> Done:
-        """Block until one submitted evaluation has finished and return it (each exactly
-        once). Raises ``LookupError`` when nothing is in flight."""
-        queue = self._serial_queue()
-        if not queue:
-            raise LookupError("no evaluation in flight")
-        ticket, evaluator, g = queue.popleft()
-        started = time.perf_counter()  # its own time: nothing here runs beside it
-        (result,) = self.map(evaluator, [g])
-        return Done(ticket, result, time.perf_counter() - started)
-
-    def _serial_queue(self) -> collections.deque[tuple[int, Evaluator, Genotype | Proposal]]:
-        # Created lazily: subclasses written before submit existed never call our __init__.
-        queue = self.__dict__.get("_nasforge_serial")
-        if queue is None:
-            queue = self.__dict__["_nasforge_serial"] = collections.deque()
-        return queue
-
-    def close(self) -> None:  # noqa: B027 - optional hook
-        """Release workers (a run calls it once, on any exit; may be called again)."""
+def _not_taken(option: str, name: str, accepted: set[str], registry: Any) -> str:
+    for flag, owner in flag_owners(registry).items():
+        if owner[1] == option and owner[0] != name:
+            return f"{flag} applies to --executor {owner[0]}, not to '{name}'"
+    takes = ", ".join(sorted(accepted)) or "none"
+    return f"executor '{name}' has no option '{option}' (its options: {takes})"
 
 
-#: Tickets are unique in the process, so one from another executor is never mistaken.
-_tickets = itertools.count()
+def flag_owners(registry: Any) -> dict[str, tuple[str, str]]:
+    """Every executor flag the registry's executors declare: flag -> (executor, option)."""
+    if registry is None:
+        return {}
+    return {
+        flag: (executor, option)
+        for executor, cls in registry.items("executor")
+        for flag, option in getattr(cls, "flags", {}).items()
+    }
 
 
-def new_ticket() -> int:
-    """A fresh ticket for :meth:`Executor.submit` (for executors that override it)."""
-    return next(_tickets)
+def keyword_of(flag: str) -> str:
+    """The Python keyword of a flag (``--cluster-address`` -> ``cluster_address``)."""
+    return flag.lstrip("-").replace("-", "_")
+
+
+def executor_keywords(keywords: dict[str, Any], registry: Any) -> dict[str, Any]:
+    """Pop the executor flags' keywords (``cluster_address=...``) out of ``keywords``, as
+    executor options (``{"address": ...}``), each with a :class:`DeprecationWarning`: the
+    Python API takes ``executor_options`` now."""
+    found: dict[str, Any] = {}
+    for flag, (_executor, option) in flag_owners(registry).items():
+        keyword = keyword_of(flag)
+        if keyword in keywords:
+            warnings.warn(
+                f"{keyword}= is executor_options={{{option!r}: ...}} now", DeprecationWarning, stacklevel=3
+            )
+            found[option] = keywords.pop(keyword)
+    return found
 
 
 class InProcessExecutor(Executor):
@@ -222,7 +155,7 @@ class InProcessExecutor(Executor):
 
     name = "inprocess"
 
-    def __init__(self, workers: int = 1, **_: Any) -> None:
+    def __init__(self, workers: int = 1, retries: int = DEFAULT_RETRIES) -> None:
         self.workers = workers
 
     def map(self, evaluator: Evaluator, genotypes: Sequence[Genotype | Proposal]) -> list[Result]:
@@ -292,19 +225,6 @@ class _Job:
     deaths: int = 0
 
 
-def collect_in_order(
-    executor: Executor, evaluator: Evaluator, genotypes: Sequence[Genotype | Proposal]
-) -> list[Result]:
-    """``map`` through ``submit``/``next_done``: the parallel executors' batch, so a batch
-    gets the same dead-worker retries as an asynchronous run. Results in input order."""
-    tickets = [executor.submit(evaluator, g) for g in genotypes]
-    done: dict[int, Result] = {}
-    while len(done) < len(tickets):
-        finished = executor.next_done()
-        done[finished.ticket] = finished.result
-    return [done[t] for t in tickets]
-
-
 class ProcessPoolExecutor(Executor):
     """A local process pool for evaluators that train (the evaluator must pickle).
 
@@ -323,9 +243,7 @@ class ProcessPoolExecutor(Executor):
 
     name = "process"
 
-    def __init__(
-        self, workers: int = 2, threads: int | None = None, retries: int = DEFAULT_RETRIES, **_: Any
-    ) -> None:
+    def __init__(self, workers: int = 2, threads: int | None = None, retries: int = DEFAULT_RETRIES) -> None:
         self.workers = workers
         self.retries = retries
         self._threads = threads if threads is not None else _torch_threads()
@@ -437,3 +355,25 @@ class ProcessPoolExecutor(Executor):
 
     def close(self) -> None:
         self._pool.shutdown(cancel_futures=True)
+
+
+__all__ = [
+    "DEFAULT_RETRIES",
+    "RETRIES_KEY",
+    "Done",
+    "Executor",
+    "ExecutorOptions",
+    "InProcessExecutor",
+    "ProcessPoolExecutor",
+    "build_executor",
+    "check_executor_options",
+    "collect_in_order",
+    "die_with_parent",
+    "evaluate_safely",
+    "executor_keywords",
+    "executor_options",
+    "flag_owners",
+    "new_ticket",
+    "with_retries",
+    "worker_died",
+]

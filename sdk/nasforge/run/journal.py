@@ -13,23 +13,16 @@ so an edited or corrupted result is refused instead of replayed.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
-import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from nasforge.kernel.errors import JournalError
-from nasforge.kernel.files import atomic_write_bytes
+from nasforge.kernel.files import JsonLinesAppender
 from nasforge.kernel.result import Trial
-
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
 
 FILENAME = "journal.jsonl"
 FORMAT = "nasforge-journal/1"
@@ -38,6 +31,9 @@ FORMAT = "nasforge-journal/1"
 CHECKSUM_DECLARATION = "trial_checksum"
 CHECKSUM_ALGORITHM = "sha256"
 CHECKSUM_KEY = "checksum"
+#: Header key declaring that the end record carries a checksum too: for an ensemble run it
+#: is the only record of the members, and for any run it names the best and the front.
+END_CHECKSUM_DECLARATION = "end_checksum"
 #: What a trial's checksum covers: what a replay feeds back, not the index, which the
 #: reader checks by sequence (so the checksum stays valid wherever the record sits); a
 #: trial's fidelity too, where it has one (records without one keep their checksums).
@@ -63,137 +59,14 @@ def trial_checksum(record: Mapping[str, Any]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def end_checksum(record: Mapping[str, Any]) -> str:
+    """sha256 of an end record's canonical JSON, its checksum left out, as hex."""
+    payload = {key: value for key, value in record.items() if key != CHECKSUM_KEY}
+    text = json.dumps(payload, sort_keys=True, allow_nan=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 # --- writing ------------------------------------------------------------------------------
-class JsonLinesAppender:
-    """Appends JSON records to a file so that every line on disk is whole.
-
-    Why: a kill or a full disk can leave the last line half-written, and appending after
-    it would glue the next record onto the fragment, leaving a file that no reader can
-    read again. So before every append the tail is repaired (a fragment is cut, after
-    being saved to ``<name>.torn-<time>`` for forensics; a complete record that only
-    lacks its newline gets one), and a write that fails part-way (ENOSPC) is cut back to
-    where it began. Appenders in several processes serialise on an ``flock`` of the file
-    itself, so a shared file (the HNAS pool cache) is safe too.
-
-    ``durable`` fsyncs after every append (the journal); a cache can skip it.
-    Raises ``OSError`` as it comes; callers turn it into their own error.
-    """
-
-    def __init__(self, path: str | os.PathLike[str], *, durable: bool = True) -> None:
-        self.path = Path(path)
-        self.durable = durable
-        #: Files the torn fragments were saved to (for a note to the user).
-        self.saved_fragments: list[Path] = []
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
-        self._fd: int | None = os.open(self.path, flags, 0o644)
-        try:
-            with self._exclusive():
-                self._repair_tail()
-        except BaseException:
-            self.close()
-            raise
-
-    def append(self, record: Mapping[str, Any]) -> None:
-        """Append one record as one line: all of it reaches the file, or none of it."""
-        data = (json.dumps(record, sort_keys=True, allow_nan=True) + "\n").encode("utf-8")
-        with self._exclusive():
-            self._repair_tail()
-            self._write_all_or_nothing(data)
-
-    def close(self) -> None:
-        if self._fd is not None:
-            fd, self._fd = self._fd, None
-            os.close(fd)
-
-    def __enter__(self) -> JsonLinesAppender:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    # --- internals --------------------------------------------------------------------
-    @property
-    def fd(self) -> int:
-        if self._fd is None:
-            raise ValueError(f"{self.path} is closed")
-        return self._fd
-
-    @contextlib.contextmanager
-    def _exclusive(self) -> Iterator[None]:
-        if fcntl is None:  # pragma: no cover - Windows
-            yield
-            return
-        fcntl.flock(self.fd, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(self.fd, fcntl.LOCK_UN)
-
-    def _write_all_or_nothing(self, data: bytes) -> None:
-        start = os.fstat(self.fd).st_size
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(self.fd, view) :]
-            if self.durable:
-                os.fsync(self.fd)
-        except BaseException:
-            # A short write (disk full) or a failed fsync: take back what went out, so the
-            # file ends on a whole line and the next append cannot glue onto a fragment.
-            with contextlib.suppress(OSError):
-                os.ftruncate(self.fd, start)
-            raise
-
-    def _repair_tail(self) -> None:
-        size = os.fstat(self.fd).st_size
-        if size == 0 or _pread(self.fd, 1, size - 1) == b"\n":
-            return
-        start = _after_last_newline(self.fd, size)
-        tail = _pread(self.fd, size - start, start)
-        if _is_whole_record(tail):  # written in full; only its newline is missing
-            self._write_all_or_nothing(b"\n")
-            return
-        stamp = f"{time.strftime('%Y%m%d-%H%M%S')}.{time.time_ns() % 1_000_000_000:09d}"
-        saved = self.path.with_name(f"{self.path.name}.torn-{stamp}")
-        try:
-            atomic_write_bytes(saved, tail)
-            self.saved_fragments.append(saved)
-        except OSError:
-            pass  # a full disk: the fragment is an unfinished record, recomputed anyway
-        os.ftruncate(self.fd, start)
-        if self.durable:
-            os.fsync(self.fd)
-
-
-def _pread(fd: int, size: int, offset: int) -> bytes:
-    """``os.pread`` where there is one; a seek and read elsewhere (appends ignore the offset)."""
-    if hasattr(os, "pread"):
-        return os.pread(fd, size, offset)
-    os.lseek(fd, offset, os.SEEK_SET)  # pragma: no cover - Windows
-    return os.read(fd, size)  # pragma: no cover
-
-
-def _after_last_newline(fd: int, size: int, chunk: int = 1 << 16) -> int:
-    """The offset just after the file's last newline (0 when it has none)."""
-    end = size
-    while end > 0:
-        begin = max(0, end - chunk)
-        found = _pread(fd, end - begin, begin).rfind(b"\n")
-        if found >= 0:
-            return begin + found + 1
-        end = begin
-    return 0
-
-
-def _is_whole_record(data: bytes) -> bool:
-    """A JSON object cannot be cut short and stay one, so a parsable tail was written whole."""
-    try:
-        return isinstance(json.loads(data.decode("utf-8")), dict)
-    except (UnicodeDecodeError, ValueError):
-        return False
-
-
 class JournalWriter:
     """Appends journal records durably; any failure to write is one :class:`JournalError`."""
 
@@ -219,7 +92,15 @@ class JournalWriter:
             ) from exc
 
     def header(self, header: dict[str, Any]) -> None:
-        self.append({"type": "header", "format": FORMAT, **header, CHECKSUM_DECLARATION: CHECKSUM_ALGORITHM})
+        self.append(
+            {
+                "type": "header",
+                "format": FORMAT,
+                **header,
+                CHECKSUM_DECLARATION: CHECKSUM_ALGORITHM,
+                END_CHECKSUM_DECLARATION: CHECKSUM_ALGORITHM,
+            }
+        )
 
     def trial(self, trial: Trial, *, asked: int | None = None) -> None:
         """Append a finished trial; ``asked``: its ask number in an asynchronous run."""
@@ -230,7 +111,9 @@ class JournalWriter:
         self.append(record)
 
     def end(self, summary: dict[str, Any]) -> None:
-        self.append({"type": "end", **summary})
+        record = {"type": "end", **summary}
+        record[CHECKSUM_KEY] = end_checksum(record)
+        self.append(record)
 
     def close(self) -> None:
         self._out.close()
@@ -346,6 +229,8 @@ class JournalReader:
         checksummed = header.get(CHECKSUM_DECLARATION)
         if checksummed not in (None, CHECKSUM_ALGORITHM):
             raise JournalError(f"{path}: unsupported trial checksum {checksummed!r}")
+        if header.get(END_CHECKSUM_DECLARATION) not in (None, CHECKSUM_ALGORITHM):
+            raise JournalError(f"{path}: unsupported end checksum {header[END_CHECKSUM_DECLARATION]!r}")
         for key in HEADER_OBJECTS:
             if header.get(key) is not None and not isinstance(header[key], dict):
                 raise JournalError(f"{path}:1: header field '{key}' must be an object, not {header[key]!r}")
@@ -354,6 +239,7 @@ class JournalReader:
         #: Each trial's ask number (an asynchronous run's; None in a synchronous one's).
         self.asked: list[int | None] = []
         self.end: dict[str, Any] | None = None
+        end_line = 0
         for number, record in records[1:]:
             if record["type"] == "trial":
                 self._check_sum(number, record, required=checksummed is not None)
@@ -365,7 +251,9 @@ class JournalReader:
                     raise JournalError(f"{path}:{number}: malformed trial record ({exc})") from exc
                 self.end = None  # an end before this trial was not the run's end
             elif record["type"] == "end":
-                self.end = record
+                self.end, end_line = record, number
+        if self.end is not None:  # the run's end (a stale one, trials after it, is not read)
+            self._check_end(end_line, self.end, required=header.get(END_CHECKSUM_DECLARATION) is not None)
         for expected, trial in enumerate(self.trials):
             if trial.index != expected:
                 raise JournalError(f"{path}: trial {trial.index} found where {expected} was expected")
@@ -380,6 +268,18 @@ class JournalReader:
             raise JournalError(
                 f"{self.path}:{number}: trial {record.get('index')} fails its checksum "
                 "(the record was edited or corrupted; it will not be replayed)"
+            )
+
+    def _check_end(self, number: int, record: dict[str, Any], *, required: bool) -> None:
+        recorded = record.pop(CHECKSUM_KEY, None)
+        if recorded is None:
+            if required:
+                raise JournalError(f"{self.path}:{number}: the end record has no checksum (edited?)")
+            return
+        if recorded != end_checksum(record):
+            raise JournalError(
+                f"{self.path}:{number}: the end record fails its checksum (it was edited or corrupted; "
+                "its best, front and ensemble are not read)"
             )
 
     @classmethod

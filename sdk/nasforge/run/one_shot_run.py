@@ -23,14 +23,16 @@ import attrs
 from rich.console import Console
 
 from nasforge.kernel.datasets import TensorData
-from nasforge.kernel.ensemble import Ensemble, evaluate_members
+from nasforge.kernel.ensemble import Ensemble
 from nasforge.kernel.errors import JournalError, NasforgeError
 from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.one_shot import OneShotStrategy
+from nasforge.kernel.outcome import SearchOutcome
 from nasforge.kernel.progress_log import ProgressLog, bar_is_live
 from nasforge.kernel.registry import Registry, get_registry
-from nasforge.kernel.result import Result, SearchOutcome, Trial
+from nasforge.kernel.result import Result, Trial
 from nasforge.kernel.search_space import SearchSpace
-from nasforge.kernel.strategy import OneShotStrategy
+from nasforge.run.ensembles import evaluate_members
 from nasforge.run.environment import describe_environment
 from nasforge.run.journal import JournalReader, JournalWriter, is_unstarted, journal_path
 from nasforge.run.run_lock import RunLock
@@ -115,23 +117,7 @@ def run_one_shot(
     try:
         if run_dir is not None:
             lock = RunLock(run_dir).acquire()
-            path = journal_path(run_dir)
-            if not is_unstarted(path):
-                _check_same_run(path, spec, registry)
-                path.rename(path.with_suffix(f".interrupted-{int(time.time())}.jsonl"))
-            writer = JournalWriter(path)  # an unstarted file's torn header is cut first
-            writer.header(
-                {
-                    "spec": spec.to_json(),
-                    "mode": "one-shot",
-                    "space": {"name": space.name, "version": space.version},
-                    "data": {"name": data.name, "digest": data.digest(), "shape": list(data.input_shape)},
-                    "evaluator": evaluator.describe() if evaluator is not None else None,
-                    "objective": attrs.asdict(evaluator.objective) if evaluator is not None else None,
-                    "environment": describe_environment(),
-                    "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                }
-            )
+            writer = _start_journal(Path(run_dir), spec, registry, space, data, evaluator)
 
         # where the strategy's own bar is not live on a terminal, progress goes to the log
         live = has_bar and bar_is_live(bool(strategy_options["progress"]), console)
@@ -150,12 +136,7 @@ def run_one_shot(
         outcome = strategy.fit(space, data, on_trial=on_trial)
         space.validate(outcome.best)
         log.finish(trials_seen)
-        evaluation = evaluator.evaluate(outcome.best) if evaluator is not None else None
-        if evaluator is not None and outcome.ensemble is not None:
-            # What the evaluator says of every member (a table's valid and test accuracy),
-            # beside the supernet's scores: in the end record, members table, --json, export.
-            ensemble, _ = evaluate_members(outcome.ensemble, evaluator)
-            outcome = attrs.evolve(outcome, ensemble=ensemble)
+        outcome, evaluation = _evaluated(outcome, evaluator)
         if writer is not None:
             writer.end(
                 {
@@ -174,6 +155,48 @@ def run_one_shot(
     seconds = time.perf_counter() - t0
     registry.pm.hook.nasforge_search_end(experiment=search, outcome=outcome)
     return OneShotRun(outcome, space, data, evaluation, search.run_dir, seconds)
+
+
+def _start_journal(
+    run_dir: Path,
+    spec: ExperimentSpec,
+    registry: Registry,
+    space: SearchSpace,
+    data: TensorData,
+    evaluator: Any,
+) -> JournalWriter:
+    """A fresh journal for the run (an interrupted one's kept beside it), its header written."""
+    path = journal_path(run_dir)
+    if not is_unstarted(path):
+        _check_same_run(path, spec, registry)
+        path.rename(path.with_suffix(f".interrupted-{int(time.time())}.jsonl"))
+    writer = JournalWriter(path)  # an unstarted file's torn header is cut first
+    writer.header(
+        {
+            "spec": spec.to_json(),
+            "mode": "one-shot",
+            "space": {"name": space.name, "version": space.version},
+            "data": {"name": data.name, "digest": data.digest(), "shape": list(data.input_shape)},
+            "evaluator": evaluator.describe() if evaluator is not None else None,
+            "objective": attrs.asdict(evaluator.objective) if evaluator is not None else None,
+            "environment": describe_environment(),
+            "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        }
+    )
+    return writer
+
+
+def _evaluated(outcome: SearchOutcome, evaluator: Any) -> tuple[SearchOutcome, Result | None]:
+    """What the evaluator (if any) says of the best, and of every member of an ensemble (a
+    table's valid and test accuracy) beside the supernet's scores: in the end record, the
+    members table, --json and the export."""
+    if evaluator is None:
+        return outcome, None
+    evaluation = evaluator.evaluate(outcome.best)
+    if outcome.ensemble is not None:
+        ensemble, _ = evaluate_members(outcome.ensemble, evaluator)
+        outcome = attrs.evolve(outcome, ensemble=ensemble)
+    return outcome, evaluation
 
 
 def _ensemble_record(outcome: SearchOutcome, space: SearchSpace) -> dict[str, Any]:

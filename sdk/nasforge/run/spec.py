@@ -29,7 +29,8 @@ import attrs
 from nasforge.kernel.datasets import TensorData, load_dataset
 from nasforge.kernel.errors import NasforgeError
 from nasforge.kernel.fidelity import max_fidelity
-from nasforge.kernel.objectives import SearchGoal, check_declared, constraint_texts, objective_texts
+from nasforge.kernel.objectives import SearchGoal, constraint_texts, objective_texts
+from nasforge.kernel.one_shot import OneShotStrategy
 from nasforge.kernel.option_types import (
     INT_MAX,
     INT_MIN,
@@ -42,9 +43,9 @@ from nasforge.kernel.option_types import (
     typed,
 )
 from nasforge.kernel.registry import Registry
-from nasforge.kernel.strategy import OneShotStrategy
 from nasforge.run.budget import Budget
 from nasforge.run.executors import build_executor
+from nasforge.run.goals import check_declared
 from nasforge.run.stopping import rule_texts
 
 #: Constructor parameters only a run supplies (never a user option): see :func:`construct`.
@@ -257,8 +258,8 @@ class ExperimentSpec:
         the registry and the seed (:func:`construct`); an evaluator that trains gets the
         run's training data, loaded once here. The strategy's ``objective`` is the run's
         :meth:`goal` (objectives and constraints). ``executor_options``
-        (:class:`nasforge.run.executors.ExecutorOptions`: a cluster's address, each trial's
-        resources, retries) say where the executor runs trials; they are not part of the
+        (:class:`nasforge.run.executors.ExecutorOptions`: the executor's own options, such as a
+        cluster's address, and retries) say where the executor runs trials; they are not part of the
         spec, since they do not change what a trial computes.
         """
         executor_cls = registry.get("executor", self.executor)
@@ -283,7 +284,7 @@ class ExperimentSpec:
             objective=self.goal(evaluator, warn=False),  # the Experiment warns, once
             seed=self.seed,
         )
-        executor = build_executor(executor_cls, self.workers, executor_options)
+        executor = build_executor(executor_cls, self.workers, executor_options, registry)
         return space, evaluator, strategy, executor
 
     def build_space(self, registry: Registry) -> Any:

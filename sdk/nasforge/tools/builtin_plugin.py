@@ -1,12 +1,11 @@
-"""The core's own contributions, registered like any plugin: datasets, executors, the
-``short-train`` evaluator, and the toy space/evaluator (instant demos and the
-conformance kit's default space)."""
+"""The core's own contributions, registered like any plugin: datasets, executors and the
+``short-train`` evaluator. (The toy space of the conformance kits is no component a user
+searches: tests and demos load it as a plugin module, ``NASFORGE_PLUGINS=nasforge.kernel.testing.toy``.)"""
 
 from __future__ import annotations
 
-from nasforge.kernel.datasets import BUILTIN_DATASETS
 from nasforge.kernel.hookspecs import hookimpl
-from nasforge.kernel.testing.toy import ToyEvaluator, ToyFidelityEvaluator, ToySpace
+from nasforge.run.data import BUILTIN_DATASETS
 from nasforge.run.executors import InProcessExecutor, ProcessPoolExecutor
 from nasforge.tools.short_train import ShortTrainEvaluator
 
@@ -22,10 +21,5 @@ def nasforge_register_executors() -> list:
 
 
 @hookimpl
-def nasforge_register_search_spaces() -> list:
-    return [ToySpace]
-
-
-@hookimpl
 def nasforge_register_evaluators() -> list:
-    return [ToyEvaluator, ToyFidelityEvaluator, ShortTrainEvaluator]
+    return [ShortTrainEvaluator]

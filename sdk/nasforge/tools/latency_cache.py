@@ -38,8 +38,8 @@ from typing import Any
 
 import attrs
 
+from nasforge.kernel.files import JsonLinesAppender
 from nasforge.kernel.option_types import in_range, typed
-from nasforge.run.journal import JsonLinesAppender
 
 #: Bump when the measuring code (nasforge.tools.export.latency) changes what it reports.
 METHOD_VERSION = "1"

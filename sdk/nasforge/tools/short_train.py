@@ -38,7 +38,7 @@ from nasforge.kernel.result import Objective, Result
 from nasforge.kernel.search_space import BUILD, SearchSpace
 from nasforge.kernel.seeding import LocalRandomness, seeded_generator
 from nasforge.run.defaults import TRAINING_DATASET
-from nasforge.run.training import CosineSchedule, SGDConfig, evaluate, iterate_batches, set_lr, train_epoch
+from nasforge.run.training import SGDConfig, evaluate, train_cosine
 from nasforge.tools.latency_objective import OBJECTIVE as LATENCY_OBJECTIVE
 from nasforge.tools.latency_objective import LatencyMode, LatencySettings, OnnxLatency
 
@@ -181,21 +181,29 @@ class ShortTrainEvaluator(Evaluator):
             with randomness:
                 model = self.space.build(g, **self.build_options).to(self.device)
             opt = self.optimiser.build(model.parameters())
-            schedule = CosineSchedule(self.optimiser.lr, 0.0, epochs)
-            shuffle = seeded_generator(self.seed)
             x, y = self.train.x.to(self.device), self.train.y.to(self.device)
             vx, vy = self.valid.x.to(self.device), self.valid.y.to(self.device)
-            log: dict[str, float] = {}
             curve: list[float] = []
-            for epoch in range(epochs):
-                set_lr(opt, schedule(epoch))
-                batches = iterate_batches(x, y, self.batch_size, generator=shuffle)
-                log = train_epoch(model, batches, opt, randomness=randomness)
-                # evaluation draws no randomness, so the curve leaves training unchanged
+            acc = math.nan
+
+            def validated(done: int, _log: dict[str, float]) -> bool:
+                nonlocal acc  # evaluation draws no randomness: the curve leaves training unchanged
                 _, acc = evaluate(model, vx, vy)
                 curve.append(100.0 * acc)
-                if should_stop(stop_below, epoch + 1, curve[-1], OBJECTIVE.higher_is_better):
-                    break
+                return should_stop(stop_below, done, curve[-1], OBJECTIVE.higher_is_better)
+
+            log = train_cosine(
+                model,
+                opt,
+                x,
+                y,
+                epochs=epochs,
+                lr=self.optimiser.lr,
+                batch_size=self.batch_size,
+                order=seeded_generator(self.seed),
+                randomness=randomness,
+                after_epoch=validated,
+            )
         except RuntimeError as exc:  # a network that cannot train is a failed trial, not a crash
             return Result(objectives={}, cost=time.perf_counter() - start, failed=True, error=str(exc))
         if not math.isfinite(acc):

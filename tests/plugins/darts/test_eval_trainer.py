@@ -22,11 +22,11 @@ import torch
 from nasforge.kernel.datasets import TensorData
 from nasforge.kernel.errors import NasforgeError
 from nasforge.kernel.registry import get_registry
+from nasforge.run.data import TRAIN_FILES
 from nasforge.tools.export import export_genotype
 from nasforge_darts.cifar_local import (
     CIFAR10_MEAN,
     CIFAR10_STD,
-    TRAIN_FILES,
     ImageSplits,
     augment,
     load_cifar10,

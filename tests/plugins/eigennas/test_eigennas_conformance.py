@@ -13,9 +13,9 @@ from nasforge.kernel.testing.conformance import (
     MetricConformance,
     OneShotStrategyConformance,
     SearchSpaceConformance,
-    StrategyConformance,
 )
 from nasforge.kernel.testing.supernet_conformance import SupernetConformance
+from nasforge.run.conformance import StrategyRunConformance
 from nasforge_eigennas import EigenNas, EigenNasTrace, InfiniteWidthTrace, MLPResSpace
 
 
@@ -48,7 +48,7 @@ class TestMlpResSupernet(SupernetConformance):
 TOY_OPTIONS = {"sample_size": 20, "top_k": 6, "batch_size": 6, "input_shape": [8], "num_classes": 3}
 
 
-class TestEigenNasStrategy(StrategyConformance):
+class TestEigenNasStrategy(StrategyRunConformance):
     """On the kit's toy space: 20 candidates scored, the top 6 asked, then the best repeated."""
 
     @pytest.fixture
@@ -60,7 +60,7 @@ class TestEigenNasStrategy(StrategyConformance):
         return dict(TOY_OPTIONS)
 
 
-class TestEigenNasStrategyOnMlpRes(StrategyConformance):
+class TestEigenNasStrategyOnMlpRes(StrategyRunConformance):
     """On mlp-res with the data-free infinite-width score (the toy evaluator is replaced by
     the core's short training on digits, one epoch)."""
 

@@ -7,7 +7,7 @@ import pytest
 from nasforge import api, get_registry
 from nasforge.kernel.errors import NasforgeError
 from nasforge.kernel.result import Objective
-from nasforge.kernel.testing.conformance import StrategyConformance
+from nasforge.run.conformance import StrategyRunConformance
 from nasforge_hnas import Hnas
 from nasforge_nb201.space import NB201Space
 
@@ -20,7 +20,7 @@ NB201_OPTS = {
 }
 
 
-class TestHnasConformance(StrategyConformance):
+class TestHnasConformance(StrategyRunConformance):
     n_trials = 12
 
     @pytest.fixture

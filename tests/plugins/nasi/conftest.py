@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from nasforge.kernel.datasets import TensorData, load_digits
+from nasforge.kernel.datasets import TensorData
+from nasforge.run.data import load_digits
 from nasforge_nb201.space import NB201Space
 
 

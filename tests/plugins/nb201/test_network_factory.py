@@ -16,7 +16,7 @@ from torch import nn
 
 from nasforge import get_registry
 from nasforge.kernel.errors import NasforgeError
-from nasforge.kernel.search_space import network_factory
+from nasforge.kernel.network_factory import network_factory
 from nasforge.tools.scoring import build_model, score_genotypes
 from nasforge.tools.scoring.scorer import score_model
 from nasforge_nb201.arch import OP_NAMES

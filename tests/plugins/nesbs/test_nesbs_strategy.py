@@ -7,9 +7,9 @@ import json
 import pytest
 
 from nasforge.api import load_space
-from nasforge.kernel.datasets import load_digits
 from nasforge.kernel.errors import NasforgeError
 from nasforge.kernel.testing.conformance import OneShotStrategyConformance
+from nasforge.run.data import load_digits
 from nasforge.run.journal import JournalReader, journal_path
 from nasforge_nesbs import Nesbs
 

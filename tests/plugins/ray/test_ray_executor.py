@@ -50,3 +50,21 @@ def test_registered_without_importing_ray() -> None:
     from nasforge import get_registry
 
     assert get_registry().get("executor", "ray").name == "ray"
+
+
+def test_trial_resources_are_refused_before_ray_starts() -> None:
+    """A trial no task could run is refused in one line, before Ray is imported or started,
+    through the executor options any caller passes (the CLI's flags end there too)."""
+    from nasforge.kernel.errors import NasforgeError
+    from nasforge.kernel.registry import get_registry
+    from nasforge.run.executors import ExecutorOptions, build_executor
+    from nasforge_ray.executor import RayExecutor
+
+    for options, needle in (
+        ({"trial_gpus": -1}, "trial GPUs must be >= 0"),
+        ({"trial_cpus": 0}, "trial CPUs"),
+    ):
+        with pytest.raises(NasforgeError, match=needle):
+            build_executor(RayExecutor, 1, ExecutorOptions(options=options), get_registry())
+    with pytest.raises(NasforgeError, match="executor 'ray' has no option 'adress'"):
+        build_executor(RayExecutor, 1, ExecutorOptions(options={"adress": "x"}), get_registry())

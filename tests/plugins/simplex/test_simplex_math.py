@@ -11,8 +11,8 @@ from torch import nn
 
 from nasforge.kernel.seeding import seeded_generator
 from nasforge.run.training import AdamConfig
+from nasforge.tools.scoring import kendall
 from nasforge_simplex.candidate_ranking import k_best_rows
-from nasforge_simplex.kendall import kendall_tau
 from nasforge_simplex.parameterisation import (
     EuclideanProjection,
     ExponentiatedGradient,
@@ -106,11 +106,12 @@ def test_unknown_parameterisation_is_refused() -> None:
         make_parameterisation("adamw", arch(), lr=1.0, adam=AdamConfig(), floor=0.0)
 
 
-def test_kendall_tau() -> None:
-    assert kendall_tau([1, 2, 3], [10, 20, 30]) == 1.0
-    assert kendall_tau([1, 2, 3], [3, 2, 1]) == -1.0
-    assert math.isnan(kendall_tau([1, 1], [2, 2]))
-    assert kendall_tau([1, 2, 3, 4], [1, 3, 2, 4]) == pytest.approx(2 / 3)
+def test_kendall_tau_of_the_diagnostic() -> None:
+    """The diagnostic ranks a handful of candidates with the core's tau-b."""
+    assert kendall([1, 2, 3], [10, 20, 30]) == 1.0
+    assert kendall([1, 2, 3], [3, 2, 1]) == -1.0
+    assert math.isnan(kendall([1, 1], [2, 2]))
+    assert kendall([1, 2, 3, 4], [1, 3, 2, 4]) == pytest.approx(2 / 3)
 
 
 def test_k_best_rows_matches_brute_force() -> None:

@@ -4,6 +4,9 @@ Four slots, each one of three layer types: 81 architectures, every capability de
 networks small enough to build thousands of in a test. ``ToyEvaluator`` scores a
 genotype with a fixed, deterministic function that has interactions between slots, so
 that search strategies have something non-trivial but instant to optimise.
+
+The module is a plugin too, registered by nobody by default: ``NASFORGE_PLUGINS=
+nasforge.kernel.testing.toy nasforge search --space toy --evaluator toy`` searches it.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from nasforge.kernel.errors import InvalidGenotypeError, UnknownNameError
 from nasforge.kernel.evaluator import Evaluator
 from nasforge.kernel.fidelity import should_stop
 from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.hookspecs import hookimpl
 from nasforge.kernel.result import Objective, Result
 from nasforge.kernel.search_space import BUILD, ENCODE, ENUMERATE, MUTATE, NEIGHBOURS, SAMPLE, SearchSpace
 
@@ -174,3 +178,13 @@ class ToyFidelityEvaluator(ToyEvaluator):
 
     def describe(self) -> dict[str, object]:
         return {**super().describe(), "epochs": self.epochs}
+
+
+@hookimpl
+def nasforge_register_search_spaces() -> list:
+    return [ToySpace]
+
+
+@hookimpl
+def nasforge_register_evaluators() -> list:
+    return [ToyEvaluator, ToyFidelityEvaluator]

@@ -8,6 +8,7 @@ short from-scratch evaluations, and each is one short module.
 from nasforge.run.training.accuracy import accuracy, evaluate
 from nasforge.run.training.batches import iterate_batches, paired_batches
 from nasforge.run.training.clipping import clip_gradients
+from nasforge.run.training.from_scratch import train_cosine
 from nasforge.run.training.loop import EpochLog, run_epochs, train_epoch
 from nasforge.run.training.optimizers import AdamConfig, SGDConfig
 from nasforge.run.training.schedules import CosineSchedule, LinearSchedule, set_lr
@@ -25,5 +26,6 @@ __all__ = [
     "paired_batches",
     "run_epochs",
     "set_lr",
+    "train_cosine",
     "train_epoch",
 ]

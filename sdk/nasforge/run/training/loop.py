@@ -16,9 +16,10 @@ import attrs
 import torch
 import torch.nn.functional as F
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import Progress
 from torch import nn
 
+from nasforge.kernel.one_shot import PROGRESS_COLUMNS
 from nasforge.kernel.seeding import LocalRandomness
 from nasforge.run.training.batches import Batch
 from nasforge.run.training.clipping import clip_gradients
@@ -58,16 +59,7 @@ def run_epochs(
     if epochs < 0:
         raise ValueError(f"epochs must be >= 0, got {epochs}")
     logs: list[EpochLog] = []
-    bar = Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("{task.fields[info]}"),
-        console=console,
-        disable=not progress,
-        transient=False,
-    )
+    bar = Progress(*PROGRESS_COLUMNS, console=console, disable=not progress, transient=False)
     with bar:
         task = bar.add_task(description, total=epochs, info="")
         for e in range(epochs):
@@ -89,12 +81,13 @@ def train_epoch(
     grad_clip: float | None = 5.0,
     loss_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor] = F.cross_entropy,
     randomness: LocalRandomness | None = None,
+    on_step: Callable[[float], None] | None = None,
 ) -> dict[str, float]:
     """One supervised epoch; returns mean loss and accuracy over the samples seen.
 
     ``randomness`` is entered around each forward pass, so dropout and drop-path draw from
     the caller's generators, not torch's global one; only the forward pays for it (the
-    backward pass and the optimiser step draw nothing).
+    backward pass and the optimiser step draw nothing). ``on_step`` sees each batch's loss.
     """
     model.train()
     loss_sum, correct, seen = 0.0, 0.0, 0
@@ -106,7 +99,10 @@ def train_epoch(
         loss.backward()
         clip_gradients(model.parameters(), grad_clip)
         optimizer.step()
-        loss_sum += float(loss.detach()) * x.shape[0]
+        value = float(loss.detach())
+        if on_step is not None:
+            on_step(value)
+        loss_sum += value * x.shape[0]
         correct += float((logits.argmax(-1) == y).sum())
         seen += x.shape[0]
     seen = max(seen, 1)

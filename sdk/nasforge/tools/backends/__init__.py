@@ -4,8 +4,8 @@ Every training-free metric that needs per-sample information goes through here, 
 same code runs on CPU and CUDA (``device=``) and out-of-memory is handled in one place.
 """
 
+from nasforge.kernel.device import resolve_device
 from nasforge.tools.backends.chunking import is_out_of_memory, map_chunks, retry_on_oom
-from nasforge.tools.backends.device import resolve_device
 from nasforge.tools.backends.functional import (
     BN_MODES,
     OUTPUTS,

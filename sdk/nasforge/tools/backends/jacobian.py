@@ -16,8 +16,8 @@ import torch
 from torch import nn
 from torch.func import functional_call, grad, jacrev, vjp, vmap
 
+from nasforge.kernel.device import resolve_device
 from nasforge.tools.backends.chunking import map_chunks, retry_on_oom
-from nasforge.tools.backends.device import resolve_device
 from nasforge.tools.backends.functional import (
     batch_norm_mode,
     per_sample_head,

@@ -10,8 +10,8 @@ import torch
 from torch import nn
 from torch.func import jvp, vjp, vmap
 
+from nasforge.kernel.device import resolve_device
 from nasforge.tools.backends.chunking import map_chunks
-from nasforge.tools.backends.device import resolve_device
 from nasforge.tools.backends.functional import batch_norm_mode, split_parameters
 from nasforge.tools.backends.jacobian import _labels, batch_function, jacobian, joint_jacobians
 from nasforge.tools.backends.spec import KernelSpec

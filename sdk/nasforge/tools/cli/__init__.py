@@ -13,6 +13,7 @@ from nasforge.kernel.errors import NasforgeError
 from nasforge.kernel.registry import get_registry
 from nasforge.tools.cli import export_cmd, listing, log_output, report_cmd, score_cmd, search_cmd
 from nasforge.tools.cli.error_lines import one_line, os_error_line, resource_error_line, usage_error_line
+from nasforge.tools.cli.executor_flags import commands_taking_executor_options, expand_executor_flags
 from nasforge.tools.cli.output import err_console, set_running_command
 from nasforge.tools.cli.plugin_commands import mount_plugin_commands
 
@@ -30,6 +31,7 @@ app.command("metrics")(listing.metrics)
 app.command("strategies")(listing.strategies)
 app.command("evaluators")(listing.evaluators)
 app.command("datasets")(listing.datasets)
+app.command("executors")(listing.executors)
 app.command()(search_cmd.search)
 app.command()(search_cmd.resume)
 app.command()(export_cmd.export)
@@ -95,6 +97,8 @@ def _run(argv: list[str] | None) -> NoReturn:
         # one registry per invocation, made here and handed to every command (ctx.obj)
         registry = get_registry()
         mount_plugin_commands(app, registry)
+        given = list(sys.argv[1:] if argv is None else argv)
+        argv = expand_executor_flags(given, registry, commands_taking_executor_options(app))
         # not standalone: Click would print a usage error as a multi-line box and exit
         status = app(args=argv, prog_name="nasforge", standalone_mode=False, obj=registry)
     except typer.TyperException as exc:  # Click's usage errors (Typer vendors Click)

@@ -60,8 +60,8 @@ SweepExecutorOption = Annotated[
     typer.Option(
         "--executor",
         help="Where networks are built and scored: inprocess, process (a local process pool) "
-        "or a registered executor such as ray (a local Ray instance, or the cluster at "
-        "--ray-address). Scores are the same.",
+        "or a registered executor such as ray (a local Ray instance, or a cluster named by its "
+        "--executor-option). Scores are the same.",
     ),
 ]
 SweepWorkers = Annotated[
@@ -73,11 +73,13 @@ SweepWorkers = Annotated[
         "thread each (default: the CPUs this process may use).",
     ),
 ]
-RayAddress = Annotated[
-    str | None,
+ExecutorOptionList = Annotated[
+    list[str] | None,
     typer.Option(
-        "--ray-address",
-        help="Join the Ray cluster at this address (auto, host:port or ray://host:port); "
-        "needs --executor ray.",
+        "--executor-option",
+        "-x",
+        help="An option of the executor's own, KEY=VALUE, e.g. address=HOST:PORT to join a cluster "
+        "(repeatable); executors also take their own flags for them (`nasforge executors` lists both). "
+        "Where trials run is not part of the run: a run may resume elsewhere.",
     ),
 ]

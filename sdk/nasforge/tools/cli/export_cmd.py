@@ -26,60 +26,72 @@ from nasforge.tools.export.run_ensemble import RunEnsemble, export_run_ensemble,
 DEFAULT_INPUT_SHAPE = "1,3,32,32"
 
 
+Source = Annotated[
+    str, typer.Argument(help="A genotype string, a .safetensors genotype, or a run directory.")
+]
+Out = Annotated[Path, typer.Option(help="Output directory.")]
+SpaceOfText = Annotated[str | None, typer.Option(help="Space of a genotype string (files know theirs).")]
+Onnx = Annotated[bool, typer.Option("--onnx/--no-onnx", help="Also export the network as ONNX.")]
+InputShape = Annotated[
+    str | None,
+    typer.Option(
+        help="Example input shape N,C,H,W for ONNX (default: the run's data for an ensemble "
+        f"run, else {DEFAULT_INPUT_SHAPE})."
+    ),
+]
+BuildOption = Annotated[
+    list[str] | None, typer.Option("--build-option", help="Network option key=value, e.g. num_classes=100.")
+]
+Tolerance = Annotated[
+    float, typer.Option(min=0.0, help="Absolute part of the accepted |torch - onnxruntime| (atol).")
+]
+Rtol = Annotated[
+    float, typer.Option(min=0.0, help="Relative part: x the largest |logit| of each sample (rtol).")
+]
+Member = Annotated[
+    int | None,
+    typer.Option(
+        min=0,
+        help="Of a multi-objective run, export member K of its Pareto front (numbered from 0 as "
+        "`nasforge search` prints it) instead of its best (member 0); of an ensemble run, its "
+        "member K alone.",
+    ),
+]
+TrainEpochs = Annotated[
+    int,
+    typer.Option(
+        min=0,
+        help="Of an ensemble run: train every member from scratch for N epochs on the run's "
+        "training data before export (SGD, momentum 0.9, cosine lr from 0.05); 0: untrained.",
+    ),
+]
+FuseMembers = Annotated[
+    bool,
+    typer.Option(
+        "--fuse/--no-fuse",
+        help="Of an ensemble run: also write ensemble.onnx, one graph running every member and "
+        "combining their probabilities.",
+    ),
+]
+JsonOut = Annotated[bool, typer.Option("--json", help="Print what was written as JSON.")]
+
+
 def export(
     ctx: typer.Context,
-    source: Annotated[
-        str, typer.Argument(help="A genotype string, a .safetensors genotype, or a run directory.")
-    ],
-    out: Annotated[Path, typer.Option(help="Output directory.")] = Path("export"),
-    space: Annotated[str | None, typer.Option(help="Space of a genotype string (files know theirs).")] = None,
-    onnx: Annotated[bool, typer.Option("--onnx/--no-onnx", help="Also export the network as ONNX.")] = True,
-    input_shape: Annotated[
-        str | None,
-        typer.Option(
-            help="Example input shape N,C,H,W for ONNX (default: the run's data for an ensemble "
-            f"run, else {DEFAULT_INPUT_SHAPE})."
-        ),
-    ] = None,
-    build_option: Annotated[
-        list[str] | None,
-        typer.Option("--build-option", help="Network option key=value, e.g. num_classes=100."),
-    ] = None,
-    tolerance: Annotated[
-        float, typer.Option(min=0.0, help="Absolute part of the accepted |torch - onnxruntime| (atol).")
-    ] = DEFAULT_ATOL,
-    rtol: Annotated[
-        float,
-        typer.Option(min=0.0, help="Relative part: x the largest |logit| of each sample (rtol)."),
-    ] = DEFAULT_RTOL,
-    member: Annotated[
-        int | None,
-        typer.Option(
-            min=0,
-            help="Of a multi-objective run, export member K of its Pareto front (numbered from 0 as "
-            "`nasforge search` prints it) instead of its best (member 0); of an ensemble run, its "
-            "member K alone.",
-        ),
-    ] = None,
-    train_epochs: Annotated[
-        int,
-        typer.Option(
-            min=0,
-            help="Of an ensemble run: train every member from scratch for N epochs on the run's "
-            "training data before export (SGD, momentum 0.9, cosine lr from 0.05); 0: untrained.",
-        ),
-    ] = 0,
-    fuse: Annotated[
-        bool,
-        typer.Option(
-            "--fuse/--no-fuse",
-            help="Of an ensemble run: also write ensemble.onnx, one graph running every member and "
-            "combining their probabilities.",
-        ),
-    ] = True,
+    source: Source,
+    out: Out = Path("export"),
+    space: SpaceOfText = None,
+    onnx: Onnx = True,
+    input_shape: InputShape = None,
+    build_option: BuildOption = None,
+    tolerance: Tolerance = DEFAULT_ATOL,
+    rtol: Rtol = DEFAULT_RTOL,
+    member: Member = None,
+    train_epochs: TrainEpochs = 0,
+    fuse: FuseMembers = True,
     device: Device = "cpu",
     quiet: Quiet = False,
-    json_out: Annotated[bool, typer.Option("--json", help="Print what was written as JSON.")] = False,
+    json_out: JsonOut = False,
 ) -> None:
     """Write a genotype as safetensors and its network as ONNX, checked with onnxruntime.
 
@@ -103,19 +115,9 @@ def export(
             )
         if member is None:
             _export_ensemble_run(
-                found,
-                out,
-                registry,
-                input_shape,
-                build_option,
-                tolerance,
-                rtol,
-                train_epochs,
-                fuse,
-                device,
-                quiet,
-                json_out,
-            )
+                found, out, registry, input_shape, build_option, tolerance, rtol, train_epochs, fuse, device,
+                quiet, json_out,
+            )  # fmt: skip
             return
         if not 0 <= member < len(found.ensemble):
             raise NasforgeError(
@@ -130,17 +132,30 @@ def export(
             input_shape = ",".join(map(str, (1, *found.input_shape)))
     else:
         sp, g = resolve_genotype(source, space, registry, member=member)
+    shape = parse_shape(input_shape or DEFAULT_INPUT_SHAPE)
+    result = _export_genotype(sp, g, out, shape, parse_options(build_option), onnx, tolerance, rtol, member)
+    if json_out:
+        print_json(result)
+        return
+    _print_facts("exported", result)
+
+
+def _export_genotype(
+    sp: Any,
+    g: Any,
+    out: Path,
+    shape: tuple[int, ...],
+    build: dict[str, Any],
+    onnx: bool,
+    tolerance: float,
+    rtol: float,
+    member: int | None,
+) -> dict[str, object]:
+    """One genotype's files (genotype, and its network as ONNX), and what was written."""
     if onnx and BUILD not in sp.capabilities:
         raise NasforgeError(f"space '{sp.name}' cannot build a network to export: use --no-onnx")
     bundle = export_bundle(
-        g,
-        out,
-        sp,
-        input_shape=parse_shape(input_shape or DEFAULT_INPUT_SHAPE),
-        build_options=parse_options(build_option),
-        onnx=onnx,
-        tolerance=tolerance,
-        rtol=rtol,
+        g, out, sp, input_shape=shape, build_options=build, onnx=onnx, tolerance=tolerance, rtol=rtol
     )
     result: dict[str, object] = {"genotype": str(bundle.genotype_file), "text": sp.format(g)}
     if member is not None:
@@ -156,10 +171,7 @@ def export(
             tolerance_used=report.tolerance_used,
             seconds=round(report.seconds, 3),
         )
-    if json_out:
-        print_json(result)
-        return
-    _print_facts("exported", result)
+    return result
 
 
 def _export_ensemble_run(

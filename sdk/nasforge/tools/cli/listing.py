@@ -1,4 +1,4 @@
-"""`nasforge plugins|spaces|metrics|strategies|evaluators|datasets`: what is installed."""
+"""`nasforge plugins|spaces|metrics|strategies|evaluators|datasets|executors`: what is installed."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
+from nasforge.run.executors import executor_options
 from nasforge.tools.cli.common_options import command_registry
 from nasforge.tools.cli.output import first_line, out_console, print_json
 
@@ -62,6 +63,14 @@ def _describe(kind: str, name: str, component: Any) -> dict[str, Any]:
             needs_labels=info.needs_labels,
             description=info.description or row["description"],
         )
+    elif kind == "executor":
+        flags = getattr(component, "flags", {})
+        row["options"] = [
+            f"{name} ({', '.join(f for f, o in flags.items() if o == name)})"
+            if name in flags.values()
+            else name
+            for name in executor_options(component)
+        ]
     elif kind == "evaluator":
         row["spaces"] = sorted(component.spaces) or ["any"]
         row["simulated_clock"] = component.simulated
@@ -95,3 +104,4 @@ metrics = _lister("metric", "Metrics")
 strategies = _lister("strategy", "Strategies")
 evaluators = _lister("evaluator", "Evaluators")
 datasets = _lister("dataset", "Datasets")
+executors = _lister("executor", "Executors")

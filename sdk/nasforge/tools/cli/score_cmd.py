@@ -31,9 +31,9 @@ from nasforge.tools.cli.common_options import (
     BuildOptions,
     CacheDir,
     Device,
+    ExecutorOptionList,
     NoCache,
     Quiet,
-    RayAddress,
     SweepExecutorOption,
     SweepWorkers,
     command_registry,
@@ -149,12 +149,14 @@ def _scoring(
     }
 
 
-def _runner(executor: str, workers: int | None, ray_address: str | None, registry: Registry) -> SweepExecutor:
-    """The sweep's runner, made before any work so a bad choice (or an unreachable Ray
+def _runner(
+    executor: str, workers: int | None, options: list[str] | None, registry: Registry
+) -> SweepExecutor:
+    """The sweep's runner, made before any work so a bad choice (or an unreachable
     cluster) fails in one line at once, not after the sample is drawn and looked up."""
     from nasforge.tools.scoring.parallel import make_sweep_executor
 
-    return make_sweep_executor(executor, workers=workers, address=ray_address, registry=registry)
+    return make_sweep_executor(executor, workers=workers, options=parse_options(options), registry=registry)
 
 
 def _whole_space(sp: Any, space: str) -> list[Any]:
@@ -205,7 +207,7 @@ def score(
     ] = False,
     executor: SweepExecutorOption = "inprocess",
     workers: SweepWorkers = None,
-    ray_address: RayAddress = None,
+    executor_option: ExecutorOptionList = None,
     quiet: Quiet = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print scores as JSON to stdout.")] = False,
 ) -> None:
@@ -230,7 +232,7 @@ def score(
     if not chosen:
         raise NasforgeError("give genotypes to score, or --sample N, or --all")
     names = _metrics(metric, with_baselines=False, registry=registry)
-    with _runner(executor, workers, ray_address, registry) as runner, _Bar("scoring", not quiet) as bar:
+    with _runner(executor, workers, executor_option, registry) as runner, _Bar("scoring", not quiet) as bar:
         table = score_genotypes(
             sp,
             chosen,
@@ -297,7 +299,7 @@ def correlate(
     no_cache: NoCache = False,
     executor: SweepExecutorOption = "inprocess",
     workers: SweepWorkers = None,
-    ray_address: RayAddress = None,
+    executor_option: ExecutorOptionList = None,
     quiet: Quiet = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print coefficients as JSON to stdout.")] = False,
 ) -> None:
@@ -333,7 +335,7 @@ def correlate(
     names = _metrics(metric, with_baselines=True, registry=registry)
     size = f"all {len(genotypes):,}" if genotypes is not None else str(sample)
     label = f"scoring {size} architectures"
-    with _runner(executor, workers, ray_address, registry) as runner, _Bar(label, not quiet) as bar:
+    with _runner(executor, workers, executor_option, registry) as runner, _Bar(label, not quiet) as bar:
         result = run_correlate(
             sp,
             names,
@@ -347,6 +349,13 @@ def correlate(
         )
     if plot is not None:
         plot_correlation(result, plot)
+    _print_correlation(result, space, dataset, plot, json_out)
+
+
+def _print_correlation(
+    result: Any, space: str, dataset: str | None, plot: Path | None, json_out: bool
+) -> None:
+    """The coefficients as JSON, or as a table (baselines dimmed), strongest first."""
     if json_out:
         payload = result.to_json()
         payload["plot"] = str(plot) if plot else None

@@ -35,8 +35,9 @@ from torch import nn
 from nasforge.kernel.ensemble import Ensemble
 from nasforge.kernel.errors import BuildOptionError, ExportError, NasforgeError, first_line
 from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.network_factory import build_network
 from nasforge.kernel.optional import require
-from nasforge.kernel.search_space import SearchSpace, build_network
+from nasforge.kernel.search_space import SearchSpace
 from nasforge.kernel.seeding import seeded_build, seeded_generator
 from nasforge.tools.export.onnx_export import _checked_shape, _torch_export
 from nasforge.tools.export.parity import DEFAULT_ATOL, DEFAULT_RTOL, ParityResult, check_parity, compare
@@ -93,6 +94,19 @@ class EnsembleExport:
         return max((r.max_abs_diff for r in results), default=None)
 
 
+@attrs.frozen
+class _Writing:
+    """How each file of one ensemble export is written and checked."""
+
+    example: torch.Tensor
+    shape: tuple[int, ...]
+    opset: int
+    check: bool
+    tolerance: float
+    rtol: float
+    seed: int
+
+
 def export_ensemble(
     ensemble: Ensemble,
     directory: str | os.PathLike[str],
@@ -136,6 +150,7 @@ def export_ensemble(
         net.eval()
     example = torch.randn(shape, generator=seeded_generator(seed + 3))
     num_classes = _num_classes(nets[0], example)
+    how = _Writing(example, shape, opset, check, tolerance, rtol, seed)
     targets = [directory / member_file(i) for i in range(len(nets))]
     if fuse:
         targets.append(directory / FUSED)
@@ -143,82 +158,13 @@ def export_ensemble(
     texts = list(texts) if texts is not None else [space.format(g) for g in ensemble.members]
     try:
         with output_directory(directory), files_together(*targets) as staged:
-            member_parity: list[ParityResult] = []
-            entries = []
-            for i, (g, net) in enumerate(zip(ensemble.members, nets, strict=True)):
-                tmp = staged[i]
-                _export(net, example, tmp, opset=opset, what=f"member {i} ({texts[i]})")
-                _stamp(
-                    tmp,
-                    {
-                        "nasforge.space": space.name,
-                        "nasforge.genotype": texts[i],
-                        "nasforge.role": f"ensemble member {i}",
-                    },
-                )
-                if check:
-                    parity = check_parity(net, tmp, shape, atol=tolerance, rtol=rtol, seed=seed)
-                    if not parity.passed:
-                        raise ExportError(f"ONNX parity check of member {i} failed: {parity.describe()}")
-                    member_parity.append(parity)
-                entries.append(
-                    {
-                        "file": member_file(i),
-                        "sha256": sha256_of(tmp),
-                        "genotype": texts[i],
-                        "genotype_json": g.to_json(),
-                        "weight": ensemble.weights[i],
-                        "weights": "trained" if trained else f"untrained (seed {seed + i})",
-                        "scores": dict(ensemble.scores[i]) if ensemble.scores else {},
-                        "parity_max_abs_diff": member_parity[i].max_abs_diff if check else None,
-                    }
-                )
-            fused_entry, fused_parity = None, None
-            if fuse:
-                tmp = staged[len(nets)]
-                fused_model = ensemble.module(nets).eval()
-                _export(
-                    fused_model, example, tmp, opset=opset, what="the fused ensemble", output=FUSED_OUTPUT
-                )
-                _stamp(
-                    tmp,
-                    {"nasforge.space": space.name, "nasforge.role": f"fused ensemble ({ensemble.combine})"},
-                )
-                if check:
-                    fused_parity = fused_check(fused_model, tmp, shape, atol=tolerance, rtol=rtol, seed=seed)
-                    if not fused_parity.passed:
-                        raise ExportError(
-                            f"ONNX parity check of the fused ensemble failed: {fused_parity.describe()}"
-                        )
-                fused_entry = {
-                    "file": FUSED,
-                    "sha256": sha256_of(tmp),
-                    "output": FUSED_OUTPUT,
-                    "parity_max_abs_diff": fused_parity.max_abs_diff if fused_parity else None,
-                }
-            manifest = {
-                "format": FORMAT,
-                "version": VERSION,
-                "space": {"name": space.name, "version": space.version},
-                "method": ensemble.method,
-                "combine": {
-                    "rule": ensemble.combine,
-                    "weights": list(ensemble.weights),
-                    "output": "probabilities",
-                },
-                "input": {
-                    "name": "input",
-                    "shape": [None, *shape[1:]],
-                    "dtype": "float32",
-                    "normalisation": None if norm is None else norm.to_json(),
-                },
-                "output": {"name": "logits", "num_classes": num_classes},
-                "members": entries,
-                "fused": fused_entry,
-                "objectives": dict(ensemble.objectives),
-                "checked": bool(check),
-                "tolerance": {"atol": tolerance, "rtol": rtol},
-            }
+            members = [
+                _write_member(ensemble, i, net, staged[i], space, texts[i], how, trained)
+                for i, net in enumerate(nets)
+            ]
+            fused = _write_fused(ensemble, nets, staged[len(nets)], space, how) if fuse else (None, None)
+            manifest = _manifest(ensemble, space, how, norm, num_classes)
+            manifest.update(members=[entry for entry, _ in members], fused=fused[0])
             staged[-1].write_text(json.dumps(manifest, indent=2, sort_keys=False) + "\n", encoding="utf-8")
     except OSError as exc:
         raise write_error(directory / MANIFEST, exc) from exc
@@ -227,10 +173,90 @@ def export_ensemble(
         manifest=directory / MANIFEST,
         members=tuple(targets[: len(nets)]),
         fused=directory / FUSED if fuse else None,
-        member_parity=tuple(member_parity),
-        fused_parity=fused_parity,
+        member_parity=tuple(parity for _, parity in members if parity is not None),
+        fused_parity=fused[1],
         seconds=time.perf_counter() - t0,
     )
+
+
+def _write_member(
+    ensemble: Ensemble,
+    i: int,
+    net: nn.Module,
+    tmp: Path,
+    space: SearchSpace,
+    text: str,
+    how: _Writing,
+    trained: bool,
+) -> tuple[dict[str, Any], ParityResult | None]:
+    """Member ``i``'s ONNX file (stamped and checked) and its manifest entry."""
+    _export(net, how.example, tmp, opset=how.opset, what=f"member {i} ({text})")
+    _stamp(
+        tmp,
+        {"nasforge.space": space.name, "nasforge.genotype": text, "nasforge.role": f"ensemble member {i}"},
+    )
+    parity = None
+    if how.check:
+        parity = check_parity(net, tmp, how.shape, atol=how.tolerance, rtol=how.rtol, seed=how.seed)
+        if not parity.passed:
+            raise ExportError(f"ONNX parity check of member {i} failed: {parity.describe()}")
+    entry = {
+        "file": member_file(i),
+        "sha256": sha256_of(tmp),
+        "genotype": text,
+        "genotype_json": ensemble.members[i].to_json(),
+        "weight": ensemble.weights[i],
+        "weights": "trained" if trained else f"untrained (seed {how.seed + i})",
+        "scores": dict(ensemble.scores[i]) if ensemble.scores else {},
+        "parity_max_abs_diff": parity.max_abs_diff if parity is not None else None,
+    }
+    return entry, parity
+
+
+def _write_fused(
+    ensemble: Ensemble, nets: list[nn.Module], tmp: Path, space: SearchSpace, how: _Writing
+) -> tuple[dict[str, Any], ParityResult | None]:
+    """The fused graph's ONNX file (stamped and checked) and its manifest entry."""
+    fused_model = ensemble.module(nets).eval()
+    _export(fused_model, how.example, tmp, opset=how.opset, what="the fused ensemble", output=FUSED_OUTPUT)
+    _stamp(tmp, {"nasforge.space": space.name, "nasforge.role": f"fused ensemble ({ensemble.combine})"})
+    parity = None
+    if how.check:
+        parity = fused_check(fused_model, tmp, how.shape, atol=how.tolerance, rtol=how.rtol, seed=how.seed)
+        if not parity.passed:
+            raise ExportError(f"ONNX parity check of the fused ensemble failed: {parity.describe()}")
+    entry = {
+        "file": FUSED,
+        "sha256": sha256_of(tmp),
+        "output": FUSED_OUTPUT,
+        "parity_max_abs_diff": parity.max_abs_diff if parity else None,
+    }
+    return entry, parity
+
+
+def _manifest(
+    ensemble: Ensemble, space: SearchSpace, how: _Writing, norm: Normalisation | None, num_classes: int
+) -> dict[str, Any]:
+    """The manifest, its members and fused graph still to be filled in (in this key order)."""
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "space": {"name": space.name, "version": space.version},
+        "method": ensemble.method,
+        "combine": {"rule": ensemble.combine, "weights": list(ensemble.weights), "output": "probabilities"},
+        "input": {
+            "name": "input",
+            "shape": [None, *how.shape[1:]],
+            "dtype": "float32",
+            "normalisation": None if norm is None else norm.to_json(),
+        },
+        "output": {"name": "logits", "num_classes": num_classes},
+        "members": None,
+        "fused": None,
+        "objectives": dict(ensemble.objectives),
+        "checked": bool(how.check),
+        "tolerance": {"atol": how.tolerance, "rtol": how.rtol},
+    }
 
 
 def fused_check(

@@ -10,10 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from nasforge.kernel.errors import JournalError, NasforgeError
-from nasforge.kernel.genotype import Genotype
-from nasforge.kernel.objectives import SearchGoal, goal_of_header
+from nasforge.kernel.genotype import Genotype, GenotypeJsonError
+from nasforge.kernel.objectives import SearchGoal
 from nasforge.kernel.registry import Registry, get_registry
 from nasforge.kernel.search_space import SearchSpace
+from nasforge.run.goals import goal_of_header
 from nasforge.run.journal import JournalReader
 from nasforge.tools.export.genotype_file import load_genotype
 from nasforge.tools.export.path_probe import PathKind, probe_path
@@ -61,6 +62,8 @@ def _from_run(
         if member is not None:
             return space, _member_of(space, reader, member)
         return space, _best_of(space, reader)
+    except GenotypeJsonError as exc:  # the record's own damage, named with its file
+        raise JournalError(f"{reader.path}: malformed header or end record ({exc})") from exc
     except NasforgeError:
         raise
     except KeyError as exc:

@@ -31,7 +31,8 @@ import torch
 from nasforge.kernel.errors import BuildOptionError, ExportError, first_line
 from nasforge.kernel.files import atomic_path
 from nasforge.kernel.genotype import Genotype
-from nasforge.kernel.search_space import SearchSpace, build_network
+from nasforge.kernel.network_factory import build_network
+from nasforge.kernel.search_space import SearchSpace
 from nasforge.kernel.seeding import seeded_build, seeded_generator
 from nasforge.tools.export.parity import (
     DEFAULT_ATOL,

@@ -20,10 +20,11 @@ from typing import Any
 import attrs
 
 from nasforge.kernel.datasets import TensorData
-from nasforge.kernel.ensemble import Ensemble, EpochCallback, MemberRecipe, train_members
+from nasforge.kernel.ensemble import Ensemble
 from nasforge.kernel.errors import JournalError, NasforgeError
 from nasforge.kernel.registry import Registry
 from nasforge.kernel.search_space import SearchSpace
+from nasforge.run.ensembles import EpochCallback, MemberRecipe, train_members
 from nasforge.run.journal import JournalReader
 from nasforge.tools.export.bundle import _network_options
 from nasforge.tools.export.ensemble_export import EnsembleExport, export_ensemble

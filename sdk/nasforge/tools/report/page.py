@@ -1,7 +1,5 @@
-"""The report page: one static HTML file, figures embedded, a table that sorts itself.
-
-No server, no network (no CDN, no font or script fetched): the page is mailed, archived
-or opened from a CI artifact as it is. Sorting is a few lines of vanilla JavaScript on
+"""The report page: one static HTML file (:mod:`nasforge.tools.pages`), figures embedded,
+a table that sorts itself. Sorting is a few lines of vanilla JavaScript on
 the table's own cells: a numeric column sorts by the exact value kept in ``data-value``
 (NaN, for a failed trial, always last), a text column by its text; a second click
 reverses the order, and the header's ``aria-sort`` says which way it is sorted.
@@ -9,13 +7,12 @@ reverses the order, and the header's ``aria-sort`` says which way it is sorted.
 
 from __future__ import annotations
 
-import base64
-import html
 import math
 from collections.abc import Sequence
 
 import attrs
 
+from nasforge.tools.pages import embedded_png, escape, page
 from nasforge.tools.report.run_view import RunView, value
 
 
@@ -30,15 +27,10 @@ class Figure:
 
 
 _STYLE = """
-body { font-family: system-ui, sans-serif; margin: 24px; color: #222; max-width: 1500px; }
-h1 { font-size: 22px; margin-bottom: 4px; }
-h2 { font-size: 17px; margin-top: 28px; }
-p.lead { color: #555; margin-top: 0; }
+body { max-width: 1500px; }
 dl.facts { display: grid; grid-template-columns: max-content auto; gap: 2px 16px; font-size: 13px; }
 dl.facts dt { font-weight: 600; color: #444; }
 dl.facts dd { margin: 0; }
-code { font-size: 12px; word-break: break-all; }
-img.figure { max-width: 100%; border: 1px solid #ddd; }
 p.missing { color: #8a5a00; background: #fff7e6; padding: 6px 10px; border-left: 3px solid #e0a030; }
 p.stopped { background: #eef6ff; padding: 6px 10px; border-left: 3px solid #3b82c4; }
 table.trials { border-collapse: collapse; font-size: 12px; }
@@ -89,8 +81,7 @@ _SORT = """
 """
 
 
-def _e(text: object) -> str:
-    return html.escape(str(text))
+_e = escape
 
 
 def _num(v: float) -> str:
@@ -103,9 +94,8 @@ def _figure(fig: Figure) -> str:
     head = f"<h2>{_e(fig.title)}</h2>"
     if fig.png is None:
         return head + f'<p class="missing">{_e(fig.missing)}</p>'
-    data = base64.b64encode(fig.png).decode("ascii")
     caption = f"<p class='lead'>{_e(fig.caption)}</p>" if fig.caption else ""
-    return head + caption + f'<img class="figure" alt="{_e(fig.title)}" src="data:image/png;base64,{data}">'
+    return head + caption + embedded_png(fig.png, fig.title)
 
 
 def _facts(view: RunView) -> str:
@@ -203,14 +193,13 @@ def render(view: RunView, figures: Sequence[Figure]) -> str:
             f'<p class="stopped">Stopped early after trial {_e(view.stopped.get("trial"))} '
             f"by <b>{_e(view.stopped.get('rule'))}</b>: {_e(view.stopped.get('reason'))}</p>"
         )
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>{_e(title)}</title><style>{_STYLE}</style></head><body>"
+    body = (
         f"<h1>{_e(title)}</h1>"
         "<p class='lead'>A static page written by <code>nasforge report</code> from the run's journal.</p>"
         + stopped
         + _facts(view)
         + "".join(_figure(f) for f in figures)
         + f"<h2>Trials</h2><p class='lead'>{len(view.rows)} {view.unit}s; click a column header to sort "
-        "(again to reverse).</p>" + _table(view) + f"<script>{_SORT}</script></body></html>\n"
+        "(again to reverse).</p>" + _table(view)
     )
+    return page(title, body, style=_STYLE, script=_SORT)

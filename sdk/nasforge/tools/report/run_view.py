@@ -19,11 +19,12 @@ from typing import Any
 import attrs
 
 from nasforge.kernel.errors import JournalError, NasforgeError
-from nasforge.kernel.fidelity import at_full, budget_trained, varies_budget, was_stopped
 from nasforge.kernel.genotype import Genotype
-from nasforge.kernel.objectives import SearchGoal, goal_of_header
+from nasforge.kernel.objectives import SearchGoal
 from nasforge.kernel.registry import Registry
 from nasforge.kernel.result import Objective, Trial, best_trial
+from nasforge.run.fidelity_accounting import at_full, budget_trained, varies_budget, was_stopped
+from nasforge.run.goals import goal_of_header
 from nasforge.run.journal import JournalReader, journal_path
 from nasforge.run.spec import ExperimentSpec
 

@@ -44,7 +44,7 @@ from nasforge.kernel.evaluator import Evaluator
 from nasforge.kernel.option_types import OptionError, first_line
 from nasforge.kernel.registry import Registry, get_registry
 from nasforge.kernel.result import Objective, Result
-from nasforge.run.executors import Executor, die_with_parent
+from nasforge.run.executors import Executor, ExecutorOptions, build_executor, die_with_parent
 
 T = TypeVar("T")
 #: ``fn(job, chunk) -> results``: one result per item of the chunk, in order. Must be a
@@ -251,24 +251,27 @@ def make_sweep_executor(
     *,
     workers: int | None = None,
     address: str | None = None,
+    options: dict[str, Any] | None = None,
     registry: Registry | None = None,
 ) -> SweepExecutor:
     """A runner by name: ``inprocess``, ``process`` (``workers`` local processes), or any
     executor registered through the ``nasforge_register_executors`` hook (found in
     ``registry``, the process-wide one if None), e.g. the Ray plugin's, made with
-    ``workers`` and the cluster ``address`` it should join. ``workers`` defaults to the
-    CPUs this process may use (:func:`available_cpus`).
+    ``workers`` and its own ``options`` (``address``: the cluster it should join).
+    ``workers`` defaults to the CPUs this process may use (:func:`available_cpus`).
 
     Raises a one-line :class:`~nasforge.kernel.errors.NasforgeError` for an unknown name (with a
-    suggestion), ``workers`` < 1, or an ``address`` given to a runner of this machine (it
+    suggestion), ``workers`` < 1, or an option given to a runner of this machine (it
     would be silently ignored).
     """
     if workers is not None:
         _check_workers(workers)
+    options = {**({"address": address} if address is not None else {}), **(options or {})}
     if executor in (InProcessSweep.name, ProcessSweep.name):
-        if address is not None:
+        if options:
             raise OptionError(
-                f"the {executor} executor runs on this machine: a cluster address needs another"
+                f"the {executor} executor runs on this machine: executor option "
+                f"'{next(iter(options))}' needs another (a registered executor that takes it)"
             )
         if executor == InProcessSweep.name:
             if workers not in (None, 1):
@@ -277,15 +280,10 @@ def make_sweep_executor(
                 )
             return InProcessSweep()
         return ProcessSweep(workers if workers is not None else available_cpus())
-    cls = (registry if registry is not None else get_registry()).get("executor", executor)
-    options: dict[str, Any] = {"workers": workers if workers is not None else available_cpus()}
-    if address is not None:
-        options["address"] = address
-    try:
-        made = cls(**options)
-    except TypeError as exc:  # an executor without workers= or address=
-        raise OptionError(f"executor '{executor}' cannot be made with {options}: {first_line(exc)}") from exc
-    return ExecutorSweep(made, owned=True)
+    registry = registry if registry is not None else get_registry()
+    cls = registry.get("executor", executor)
+    count = workers if workers is not None else available_cpus()
+    return ExecutorSweep(build_executor(cls, count, ExecutorOptions(options=options), registry), owned=True)
 
 
 def chunked(items: Sequence[T], per_task: int) -> list[list[T]]:

@@ -19,13 +19,19 @@ import attrs
 import numpy as np
 import torch
 
+from nasforge.kernel.device import resolve_device
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.metric import Metric, MetricContext, MetricInfo, PopulationMetric
-from nasforge.kernel.network_factory import NetworkFactory, SeededNetworkFactory
+from nasforge.kernel.network_factory import (
+    NetworkFactory,
+    SeededNetworkFactory,
+    build_network,
+    network_factory,
+)
 from nasforge.kernel.registry import Registry, get_registry
-from nasforge.kernel.search_space import SearchSpace, build_network, network_factory
+from nasforge.kernel.search_space import SearchSpace
 from nasforge.kernel.seeding import seeded_build
-from nasforge.tools.backends.device import resolve_device
+from nasforge.run.executors import executor_keywords
 from nasforge.tools.scoring.batch import DataSpec, fixed_batch
 from nasforge.tools.scoring.cache import ScoreCache, ScoreKey
 from nasforge.tools.scoring.outcome import MetricScore
@@ -159,8 +165,9 @@ def score_genotypes(
     registry: Registry | None = None,
     executor: SweepExecutor | str = "inprocess",
     workers: int | None = None,
-    ray_address: str | None = None,
+    executor_options: dict[str, Any] | None = None,
     per_task: int | None = None,
+    **moved: Any,
 ) -> ScoreTable:
     """Score every genotype under every metric; never raises for a bad architecture.
 
@@ -175,7 +182,7 @@ def score_genotypes(
     ``executor`` says where the networks are built and scored (:mod:`nasforge.tools.scoring.parallel`):
     ``"inprocess"`` (default), ``"process"`` (``workers`` local processes), a registered
     executor's name (the Ray plugin's ``ray``: ``workers`` CPUs of a local Ray instance, or
-    the cluster at ``ray_address``), or a
+    a cluster, with ``executor_options={"address": ...}``), or a
     :class:`~nasforge.tools.scoring.parallel.SweepExecutor` the caller made (and closes). Every
     runner gives the same scores: the same networks from the same seed on the same batch.
     ``per_task`` genotypes travel per task (default: a few chunks per worker). The cache
@@ -184,7 +191,15 @@ def score_genotypes(
     runner = (
         executor
         if isinstance(executor, SweepExecutor)
-        else make_sweep_executor(executor, workers=workers, address=ray_address, registry=registry)
+        else make_sweep_executor(
+            executor,
+            workers=workers,
+            options={
+                **(executor_options or {}),
+                **(_moved_executor_keywords(moved, registry) if moved else {}),
+            },
+            registry=registry,
+        )
     )
     try:
         return _score(
@@ -305,3 +320,12 @@ def _score(
             for r, v in zip(rows, np.asarray(values, dtype=float), strict=True):
                 r[label] = MetricScore(label, float(v))
     return ScoreTable(tuple(genotypes), tuple(columns), infos, tuple(rows), fb.describe())
+
+
+def _moved_executor_keywords(moved: dict[str, Any], registry: Registry | None) -> dict[str, Any]:
+    """An executor flag's keyword (the Ray plugin's address) from before ``executor_options``;
+    any other unknown keyword is the caller's mistake, as Python would say."""
+    found = executor_keywords(moved, registry if registry is not None else get_registry())
+    if moved:
+        raise TypeError(f"score_genotypes() got an unexpected keyword argument {next(iter(moved))!r}")
+    return found
