@@ -9,16 +9,14 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
-import torch
 
+from nasforge.kernel.device import device_name
 from nasforge.kernel.option_types import (
     MAX_COUNT,
-    OptionError,
     as_dict,
     as_float,
     as_tuple,
     in_range,
-    show,
     typed,
 )
 from nasforge.run.training import AdamConfig, SGDConfig
@@ -61,14 +59,7 @@ class BilevelConfig:
     eval_every: int = attrs.field(default=1, validator=_count)
     #: Where the supernet and every batch live: "cpu", "cuda" or "cuda:N" (whether it is
     #: available is checked when a strategy is made, so a config can be written anywhere).
-    device: str = attrs.field(default="cpu", validator=typed)
-
-    @device.validator
-    def _device_name(self, attr: attrs.Attribute, value: str) -> None:
-        try:
-            torch.device(value)
-        except (RuntimeError, ValueError) as exc:
-            raise OptionError(f"option 'device' expects cpu, cuda or cuda:N, got {show(value)}") from exc
+    device: str = attrs.field(default="cpu", validator=[typed, device_name])
 
     @arch_betas.validator
     def _betas_in_range(self, attr: attrs.Attribute, value: tuple[float, float]) -> None:

@@ -14,16 +14,15 @@ from typing import Any
 import attrs
 import torch
 
+from nasforge.kernel.device import device_name
 from nasforge.kernel.option_types import (
     MAX_COUNT,
-    OptionError,
     as_dict,
     as_float,
     as_tuple,
     config_from_options,
     in_range,
     one_of,
-    show,
     typed,
 )
 from nasforge.run.training import AdamConfig
@@ -86,14 +85,7 @@ class SimplexConfig:
     #: Evaluate the supernet and the derived network every n epochs (and at the last).
     eval_every: int = attrs.field(default=1, validator=_count)
     #: cpu, cuda or cuda:N (availability is checked when the strategy is made).
-    device: str = attrs.field(default="cpu", validator=typed)
-
-    @device.validator
-    def _device_name(self, attr: attrs.Attribute, value: str) -> None:
-        try:
-            torch.device(value)
-        except (RuntimeError, ValueError) as exc:
-            raise OptionError(f"option 'device' expects cpu, cuda or cuda:N, got {show(value)}") from exc
+    device: str = attrs.field(default="cpu", validator=[typed, device_name])
 
     @arch_betas.validator
     def _betas_in_range(self, attr: attrs.Attribute, value: tuple[float, float]) -> None:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 
-from nasforge.kernel.errors import NasforgeError
+from nasforge.kernel.errors import NasforgeError, OptionError, show
 
 
 class DeviceError(NasforgeError, ValueError):
@@ -37,3 +39,13 @@ def resolve_device(device: str | torch.device | None) -> torch.device:
                 f"device '{device}' requested but there are {torch.cuda.device_count()} CUDA devices"
             )
     return dev
+
+
+def device_name(_instance: Any, _attribute: Any, value: str) -> None:
+    """An attrs validator: ``value`` names a device (cpu, cuda, cuda:N); whether it is
+    here is :func:`resolve_device`'s question, when a method starts, so that settings can
+    be written on any machine."""
+    try:
+        torch.device(value)
+    except (RuntimeError, TypeError, ValueError) as exc:
+        raise OptionError(f"option 'device' expects cpu, cuda or cuda:N, got {show(value)}") from exc
