@@ -21,8 +21,9 @@ Settings (all stated, none tuned to a target; nothing is ever selected by test a
   and shared, so the seeds differ in the BO's own randomness only. Rows
   (:data:`HNAS_VARIANTS`): ``thesis`` (the thesis preset on that fixed pool instead of the
   code's growing one, which would need the whole space scored at this scale),
-  ``defaults`` (the normalised (μ, ν) plane) and ``synflow`` (the thesis preset with
-  zero-cost synflow as M: a variant, κ still from the code's kernel).
+  ``defaults`` (the normalised (μ, ν) plane), and two variants with zero-cost synflow as M
+  (κ still from the code's kernel): ``synflow`` on the thesis preset's plane (absolute,
+  sized to M_Trace) and ``synflow-normalised`` on the normalised plane.
 - HNAS and random search (the registered ``random`` strategy, the same 20 queries) follow
   the benchmark protocol as the thesis's code does: ONE CIFAR-10 search per seed, each
   query observing the 200-epoch CIFAR-10 validation accuracy; the chosen cell's test
@@ -103,6 +104,7 @@ HNAS_VARIANTS: dict[str, dict[str, Any]] = {
     "thesis": {"preset": "thesis", "pool_growth": 0},
     "defaults": {},
     "synflow": {"preset": "thesis", "pool_growth": 0, "metric": "synflow"},
+    "synflow-normalised": {"metric": "synflow"},
 }
 #: One search per seed observes this dataset's validation accuracy; its cell is reported
 #: on all three datasets (test accuracy), as the thesis's code does.
