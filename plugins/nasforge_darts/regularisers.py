@@ -64,18 +64,22 @@ def path_reward(
     ``mean`` (default) keeps each factor in [0, 1]; ``sum`` is eq. 8 as printed (up to
     ``|ops|`` per factor); ``union`` is ``1 - prod(1 - p)``, the exact probability that
     some parametric op of the edge is on. With ``mask`` (the code's form) only sampled
-    ops count and chain edges with none sampled are skipped.
+    ops count and chain edges with none sampled are skipped; when no chain edge has a
+    sampled op the term is 0, as in the official code (not the empty product's 1: either
+    way it has no gradient, but the logged loss and reward differ by λ₃).
     """
     if aggregate not in PATH_AGGREGATORS:
         raise ValueError(f"path aggregate must be one of {PATH_AGGREGATORS}, got {aggregate!r}")
     cols = list(columns)
     out = probs.sum() * 0.0 + 1.0
+    sampled = 0
     for row in chain:
         p = probs[row, cols]
         if mask is not None:
             m = mask[row, cols]
             if float(m.sum()) == 0:
                 continue
+            sampled += 1
             factor = (p * m).sum() / m.sum()
         elif aggregate == "mean":
             factor = p.mean()
@@ -84,4 +88,6 @@ def path_reward(
         else:
             factor = 1.0 - torch.prod(1.0 - p)
         out = out * factor
+    if mask is not None and not sampled:
+        return probs.sum() * 0.0
     return out

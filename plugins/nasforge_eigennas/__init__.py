@@ -7,7 +7,8 @@
   :func:`ntk_diagonal` (its data-free diagonal, the near-free score).
 - The bounds: :func:`theorem1`, :func:`theorem2` with Table 1's constants
   (:mod:`nasforge_eigennas.constants`).
-- Metrics ``eigennas_trace`` (the paper's trace proxy) and ``eigennas_ntk_diag``.
+- Metrics ``eigennas_trace`` (the paper's trace proxy on the loss-gradient Gram),
+  ``eigennas_ntk_trace`` (its output-NTK reading) and ``eigennas_ntk_diag``.
 - :class:`EigenNas` (strategy ``eigennas``): score a pool, evaluate the top-k, keep the best.
 """
 
@@ -15,7 +16,7 @@ from nasforge_eigennas.activations import ACTIVATIONS, ActivationSet
 from nasforge_eigennas.bounds import Bounds, theorem1, theorem2
 from nasforge_eigennas.constants import beta1, beta2, beta3, hermite_coefficient, mu1, variance_bound
 from nasforge_eigennas.kernel_recursion import analytic_ntk, ntk_diagonal
-from nasforge_eigennas.metrics import EigenNasTrace, InfiniteWidthTrace
+from nasforge_eigennas.metrics import EigenNasOutputTrace, EigenNasTrace, InfiniteWidthTrace
 from nasforge_eigennas.network import MLPNetwork
 from nasforge_eigennas.pool import draw_candidates, score_candidates
 from nasforge_eigennas.settings import ScoreSettings
@@ -28,6 +29,7 @@ __all__ = [
     "ActivationSet",
     "Bounds",
     "EigenNas",
+    "EigenNasOutputTrace",
     "EigenNasTrace",
     "InfiniteWidthTrace",
     "MLPNetwork",

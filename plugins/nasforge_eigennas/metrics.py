@@ -8,6 +8,13 @@ very kernel KNAS's MGM reads, so scoring both costs one Jacobian. ``output="sum"
 the NTK proper (Σ of logits) instead, label-free. It is divided by N so that batches of
 different sizes give comparable numbers (the ranking does not change).
 
+``eigennas_ntk_trace`` is the other reading: the trace of the output NTK J Jᵀ, J the
+Jacobian of every logit of every sample (each forwarded alone in train mode, as above),
+divided by N: the kernel section 4's theory bounds (there with one output; here its
+classes summed, the trace of the N·C x N·C kernel). Label-free; C backward passes per
+sample, so about C times the cost of the loss-gradient reading. It is summed chunk by
+chunk from the Jacobian (the N·C x N·C matrix is never formed: only its trace is needed).
+
 ``eigennas_ntk_diag`` is the same score at infinite width, K_ii from the corrected kernel
 recursion: data-free and near-free (a few one-dimensional integrals), defined for the
 networks of this plugin's ``mlp-res`` space (NaN for any other network, which ranks last).
@@ -19,7 +26,7 @@ import math
 from typing import ClassVar
 
 from nasforge.kernel.metric import MetricInfo
-from nasforge.tools.backends import OUTPUTS, KernelSpec
+from nasforge.tools.backends import OUTPUTS, KernelSpec, jacobian
 from nasforge.tools.scoring import SharedPasses, SharedPassMetric
 from nasforge_eigennas.kernel_recursion import VARIANTS, ntk_diagonal
 from nasforge_eigennas.network import MLPNetwork
@@ -57,6 +64,41 @@ class EigenNasTrace(SharedPassMetric):
     def score_shared(self, passes: SharedPasses) -> float:
         s = passes.spectrum(self.spec)
         return s.trace / s.size if math.isfinite(s.trace) else math.nan
+
+
+#: The output NTK's kernel: every logit of every sample (forwarded alone), all parameters.
+OUTPUT_NTK_SPEC = KernelSpec(output="full", bn="sample", params="all")
+#: Samples per Jacobian chunk of the output-NTK trace (each holds C x P floats per sample).
+OUTPUT_NTK_CHUNK = 8
+
+
+class EigenNasOutputTrace(SharedPassMetric):
+    """tr(J Jᵀ)/N of the output NTK, J the Jacobian of every logit of every sample (Eigen-NAS's
+    section-4 kernel; the module docstring); larger is better."""
+
+    info: ClassVar[MetricInfo] = MetricInfo(
+        name="eigennas_ntk_trace",
+        needs_labels=False,
+        log_scale=True,
+        sign="nonnegative",
+        description="trace/N of the output NTK J J^T over every logit, samples alone (Eigen-NAS theory)",
+        version="1",
+    )
+
+    def score_shared(self, passes: SharedPasses) -> float:
+        x = passes.batch[0]
+        n = int(x.shape[0])
+        total = 0.0
+        for a in range(0, n, OUTPUT_NTK_CHUNK):
+            jac = jacobian(
+                passes.model,
+                x[a : a + OUTPUT_NTK_CHUNK],
+                spec=OUTPUT_NTK_SPEC,
+                chunk_size=OUTPUT_NTK_CHUNK,
+                device=passes.ctx.device,
+            )
+            total += float(jac.double().pow(2).sum())
+        return total / n
 
 
 class InfiniteWidthTrace(SharedPassMetric):

@@ -16,7 +16,7 @@ from rich.console import Console
 
 from nasforge import hookimpl
 from nasforge.kernel.files import atomic_write_text
-from nasforge_eigennas.metrics import EigenNasTrace, InfiniteWidthTrace
+from nasforge_eigennas.metrics import EigenNasOutputTrace, EigenNasTrace, InfiniteWidthTrace
 from nasforge_eigennas.space import MLPResSpace
 from nasforge_eigennas.strategy import EigenNas
 
@@ -31,7 +31,7 @@ def nasforge_register_search_spaces() -> list[type]:
 
 @hookimpl
 def nasforge_register_metrics() -> list[type]:
-    return [EigenNasTrace, InfiniteWidthTrace]
+    return [EigenNasTrace, EigenNasOutputTrace, InfiniteWidthTrace]
 
 
 @hookimpl

@@ -48,13 +48,17 @@ def draw_candidates(space: SearchSpace, n: int, rng: random.Random) -> list[Geno
     return list(seen)
 
 
-def scoring_batch(settings: ScoreSettings, registry: Registry | None) -> TensorData:
-    """The one batch every candidate is scored on (Gaussian of ``input_shape``, or a dataset's)."""
+def scoring_batch(
+    settings: ScoreSettings, registry: Registry | None, dataset: TensorData | None = None
+) -> TensorData:
+    """The one batch every candidate is scored on: drawn from ``dataset`` (the run's data)
+    when given, else Gaussian of ``input_shape`` or a named dataset's, with the init seed."""
     s = settings
     options: dict[str, Any] = {}
-    if s.data == "gaussian":
+    if dataset is None and s.data == "gaussian":
         options = {"shape": s.input_shape, "num_classes": s.num_classes, "n": s.batch_size}
-    fb = fixed_batch(s.data, batch_size=s.batch_size, seed=s.init_seed, registry=registry, **options)
+    source = dataset if dataset is not None else s.data
+    fb = fixed_batch(source, batch_size=s.batch_size, seed=s.init_seed, registry=registry, **options)
     return TensorData(fb.source, fb.x, fb.y, fb.num_classes)
 
 
@@ -80,13 +84,15 @@ def score_candidates(
     settings: ScoreSettings,
     *,
     metrics: Sequence[str] | None = None,
+    dataset: TensorData | None = None,
     registry: Registry | None = None,
     cache: str | Path | None = None,
     progress: Progress | None = None,
 ) -> ScoreTable:
-    """Every candidate under ``settings.metric`` (and any further ``metrics``, sharing passes)."""
+    """Every candidate under ``settings.metric`` (and any further ``metrics``, sharing passes),
+    on a batch of ``dataset`` (the run's data) if given, else of ``settings.data``."""
     names = list(dict.fromkeys([settings.metric, *(metrics or ())]))
-    batch = scoring_batch(settings, registry)
+    batch = scoring_batch(settings, registry, dataset)
     return score_genotypes(
         space,
         list(genotypes),

@@ -38,11 +38,12 @@ class ScoreSettings:
 
     #: A registered metric (the paper's trace proxy by default; any other to compare).
     metric: str = attrs.field(default="eigennas_trace", validator=v.min_len(1))
-    #: "gaussian" (data-agnostic: N(0, I) inputs, uniform labels) or a dataset name.
+    #: What the batch is drawn from: the run's dataset (its name), "gaussian" (data-agnostic:
+    #: N(0, I) inputs, uniform labels) or a dataset name.
     data: str = attrs.field(default="gaussian", validator=v.min_len(1))
     #: N, the samples per score (the paper follows KNAS: 50 single-sample gradients).
     batch_size: int = attrs.field(default=50, validator=_count(1))
-    #: Shape of one Gaussian input (ignored for a named dataset).
+    #: Shape of one Gaussian input (ignored for any dataset, the run's included).
     input_shape: tuple[int, ...] = attrs.field(
         default=(3, 32, 32), converter=_shape, validator=_positive_shape
     )

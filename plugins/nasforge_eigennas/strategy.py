@@ -5,6 +5,12 @@ kernel, an O(N) upper-bound proxy of λ_min(NTK), keep the top-k, and return the
 evaluator rates best; under the benchmark protocol that is the best *validation* accuracy,
 and the run reports the chosen cell's test accuracy (the evaluator's ``reported``).
 
+Candidates are scored on the run's own training data (``score_data="run"``, the default):
+the batch and the networks' input shape and classes are those the evaluator trains on.
+Data-agnostic scoring (Gaussian inputs, random labels) happens only when asked
+(``score_data="gaussian"``) and is then said in the log; a run with no training data (a
+benchmark table) must say which it wants.
+
 As an ask/tell strategy it runs in an Experiment like any other (journal, budget,
 resume, export): the first ask scores the pool (no evaluator cost; minutes of CPU for a
 few hundred NAS-Bench-201 cells, cached on disk with ``cache=DIR``), then each ask is the
@@ -24,19 +30,21 @@ from __future__ import annotations
 
 import logging
 import math
+import random
 import time
 from typing import Any, ClassVar
 
 from rich.table import Table
 
+from nasforge.kernel.datasets import TensorData
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.option_types import OptionError
 from nasforge.kernel.progress_log import ProgressLog
 from nasforge.kernel.registry import Registry
 from nasforge.kernel.result import Objective, Result
+from nasforge.tools.scoring import metric_label, resolve_metrics
 from nasforge.kernel.search_space import BUILD, SAMPLE, SearchSpace
 from nasforge.kernel.strategy import Strategy
-from nasforge.tools.scoring import metric_label, resolve_metrics
 from nasforge_eigennas.pool import Ranked, draw_candidates, rank_candidates, score_candidates
 from nasforge_eigennas.settings import Labels, ScoreSettings
 
@@ -59,7 +67,7 @@ class EigenNas(Strategy):
         sample_size: int = 100,
         top_k: int = 20,
         metric: str = "eigennas_trace",
-        score_data: str = "gaussian",
+        score_data: str = "run",
         batch_size: int = 50,
         input_shape: tuple[int, ...] = (3, 32, 32),
         num_classes: int = 10,
@@ -69,24 +77,40 @@ class EigenNas(Strategy):
         cache: str | None = None,
         device: str = "cpu",
         chunk_size: int = 64,
+        pool_seed: int | None = None,
+        data: TensorData | None = None,
     ) -> None:
         """``sample_size`` candidates are scored (the whole space if it is enumerable and no
-        larger) by ``metric`` (any registered one; ``eigennas_trace`` is the paper's, ``knas``
-        gives KNAS, ``eigennas_ntk_diag`` the data-free infinite-width trace of mlp-res) on
-        ``batch_size`` samples of ``score_data`` ("gaussian": data-agnostic, of
-        ``input_shape`` with ``num_classes`` random labels; or a dataset name), each network
-        built with ``build`` and initialised from ``init_seed`` (default: ``seed``); the
-        ``top_k`` best are evaluated. ``cache`` is a directory for the scores."""
+        larger) by ``metric`` (any registered one; ``eigennas_trace`` is the paper's,
+        ``eigennas_ntk_trace`` the output-NTK reading, ``knas`` the KNAS paper's MGM,
+        ``eigennas_ntk_diag`` the data-free infinite-width trace of mlp-res) on
+        ``batch_size`` samples of ``score_data``: "run" (the run's training data, ``data``,
+        which a run hands over), "gaussian" (data-agnostic, of ``input_shape`` with
+        ``num_classes`` random labels) or a dataset name. Each network is built with
+        ``build`` and initialised from ``init_seed`` (default: ``seed``); the ``top_k`` best
+        are evaluated. ``cache`` is a directory for the scores. ``pool_seed`` draws the pool
+        from its own seed (default: the run's), so several seeds can rank one fixed pool."""
         super().__init__(space, objective=objective, seed=seed)
         if not 1 <= top_k <= sample_size:
             raise OptionError(
                 f"eigennas needs 1 <= top_k <= sample_size, got top_k={top_k}, sample_size={sample_size}"
             )
+        metric_obj = resolve_metrics([metric], registry=registry)[-1]  # an unknown name: one line, now
+        if score_data == "run" and data is None and not metric_obj.info.needs_data:
+            score_data = "gaussian"  # a data-free score reads no batch (the networks are built for one)
+        if score_data == "run" and data is None:
+            raise OptionError(
+                "eigennas scores candidates on the run's training data, and this run has none (an "
+                "evaluator that does not train, e.g. a benchmark table): give -o score_data=gaussian "
+                "(data-agnostic; -o input_shape, -o num_classes) or -o score_data=<dataset>"
+            )
         self.registry = registry
         self.sample_size, self.top_k = sample_size, top_k
+        self.pool_seed = pool_seed
+        self.data = data if score_data == "run" else None
         self.settings = ScoreSettings(
             metric=metric,
-            data=score_data,
+            data=data.name if score_data == "run" and data is not None else score_data,
             batch_size=batch_size,
             input_shape=input_shape,
             num_classes=num_classes,
@@ -97,11 +121,11 @@ class EigenNas(Strategy):
             chunk_size=chunk_size,
         )
         self.cache = cache
-        metric_obj = resolve_metrics([metric], registry=registry)[-1]  # an unknown name: one line, now
         if metric_obj.info.population:
             raise OptionError(f"eigennas ranks by one network's score; metric '{metric}' ranks a population")
         self.label = metric_label(metric_obj)
         self.higher_is_better = metric_obj.info.higher_is_better
+        self.needs_data = metric_obj.info.needs_data
         self.ranked: list[Ranked] | None = None
         self.scoring_seconds = 0.0
         self._asked = 0
@@ -111,18 +135,29 @@ class EigenNas(Strategy):
     def score_pool(self) -> list[Ranked]:
         """Draw and score the pool (once), best first."""
         if self.ranked is None:
-            pool = draw_candidates(self.space, self.sample_size, self.rng)
+            rng = self.rng if self.pool_seed is None else random.Random(self.pool_seed)
+            pool = draw_candidates(self.space, self.sample_size, rng)
             log = ProgressLog(
                 logger,
                 f"eigennas scoring {len(pool)} candidates by {self.label}",
                 len(pool),
                 unit="candidate",
             )
+            if self.settings.data == "gaussian" and self.needs_data:
+                s = self.settings
+                logger.warning(
+                    "eigennas: scoring data-agnostic, as asked: N(0, I) inputs of shape %s with %s "
+                    "labels over %d classes (no dataset)",
+                    list(s.input_shape),
+                    "uniform random" if s.labels == "true" else "random",
+                    s.num_classes,
+                )
             start = time.perf_counter()
             table = score_candidates(
                 self.space,
                 pool,
                 self.settings,
+                dataset=self.data,
                 registry=self.registry,
                 cache=self.cache,
                 progress=lambda done, _total: log.update(done),
@@ -223,6 +258,7 @@ class EigenNas(Strategy):
         return {
             "settings": self.settings.to_json(),
             "sample_size": self.sample_size,
+            "pool_seed": self.pool_seed,
             "candidates": len(self.score_pool()),
             "top_k": self.top_k,
             "metric": self.label,

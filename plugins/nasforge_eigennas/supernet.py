@@ -49,6 +49,7 @@ def topology(depth: int) -> tuple[CellTopology, CellTopology]:
         inputs=(0,),
         output=(hidden - 1,),
         rule=OneOpPerEdge(),
+        dataflow=False,  # a skip adds to a layer the activation cell computes: "none" cuts nothing
     )
     return act, skip
 

@@ -9,10 +9,16 @@ BO step is a function of its history alone (which makes HNAS resumable by replay
 from __future__ import annotations
 
 import math
+from typing import Protocol
 
 import torch
 
-from nasforge_hnas.gp import ExactGP
+
+class Surrogate(Protocol):
+    """What the acquisitions read of a fitted model: posterior mean and std at points."""
+
+    def predict(self, xq: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]: ...
+
 
 ACQUISITIONS = ("ei", "ucb")
 _SQRT2 = math.sqrt(2.0)
@@ -34,7 +40,7 @@ def upper_confidence_bound(mean: torch.Tensor, std: torch.Tensor, kappa: float =
 
 
 def acquisition_values(
-    gp: ExactGP, x: torch.Tensor, kind: str, *, best: float, xi: float = 0.0, kappa: float = 2.576
+    gp: Surrogate, x: torch.Tensor, kind: str, *, best: float, xi: float = 0.0, kappa: float = 2.576
 ) -> torch.Tensor:
     mean, std = gp.predict(x)
     if kind == "ei":
@@ -45,7 +51,7 @@ def acquisition_values(
 
 
 def maximise(
-    gp: ExactGP,
+    gp: Surrogate,
     kind: str,
     *,
     dims: int,
@@ -68,7 +74,7 @@ def maximise(
 
 
 def _refine(
-    gp: ExactGP, starts: torch.Tensor, kind: str, *, best: float, xi: float, kappa: float, steps: int
+    gp: Surrogate, starts: torch.Tensor, kind: str, *, best: float, xi: float, kappa: float, steps: int
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Projected gradient ascent from every start at once; keeps each one's best point."""
     x = starts.clone().requires_grad_(True)

@@ -7,6 +7,11 @@ pool members not yet chosen, so no architecture is evaluated twice (the code doe
 same; it makes the GP target history-dependent, notes §5.3). Everything random comes
 from generators seeded by (seed, step): a step is a function of the seed and the values
 told so far, which is what lets an Experiment resume HNAS by replay.
+
+The acquisition is searched on the unit square, but the GP sees the BO's own parameters,
+(s, log₁₀ μ) within the plane's bounds, as the authors' optimiser (bayes_opt 1.x) fits
+its GP on raw parameter values: with one isotropic length scale, log₁₀ μ's range of 4
+(code) or 5 (normalised plane) against s's 1 decides how far apart two probes are.
 """
 
 from __future__ import annotations
@@ -111,12 +116,22 @@ class HnasLoop:
             frac = step / (s.n_init - 1) if s.n_init > 1 else 0.5
             return np.array([frac, s.plane.unit_of_log10_mu(c0)])
         gen = torch.Generator().manual_seed(self.seed * 100_003 + step)
+        fitted = self.surrogate(generator=gen)
+        if fitted is None:
+            return torch.rand(2, generator=gen, dtype=torch.float64).numpy()
+        surrogate, best = fitted
+        return maximise(surrogate, s.acquisition, dims=2, best=best, generator=gen, xi=s.xi).numpy()
+
+    def surrogate(self, *, generator: torch.Generator | None = None) -> tuple[PlaneGP, float] | None:
+        """The GP fitted to the observations so far (on the plane's (s, log₁₀ μ)) and the best
+        value, or None before any finite observation. ``generator`` seeds the restarts (a
+        step's own in the loop)."""
         x, y = self._training_data()
         if x is None:
-            return torch.rand(2, generator=gen, dtype=torch.float64).numpy()
-        gp = ExactGP(s.gp).fit(x, y, generator=gen)
-        best = float(y.max())
-        return maximise(gp, s.acquisition, dims=2, best=best, generator=gen, xi=s.xi).numpy()
+            return None
+        gen = generator if generator is not None else torch.Generator().manual_seed(self.seed * 100_003)
+        gp = PlaneGP(ExactGP(self.settings.gp), self.settings.plane).fit(x, y, generator=gen)
+        return gp, float(y.max())
 
     def _training_data(self) -> tuple[torch.Tensor | None, torch.Tensor]:
         """Observed points; failures take the worst finite value, pending ones the mean
@@ -142,3 +157,27 @@ class HnasLoop:
             (v, -p.step, p) for p in self.proposals if math.isfinite(v := self.values.get(p.step, math.nan))
         ]
         return max(done, key=lambda t: (t[0], t[1]))[2] if done else None
+
+
+class PlaneGP:
+    """A GP queried on the unit square but fitted on the plane's parameters (s, log₁₀ μ).
+
+    Stationary kernels ignore the offset, so only the ranges matter: s spans 1, log₁₀ μ
+    the plane's bounds (module docstring)."""
+
+    def __init__(self, gp: ExactGP, plane: MuNuPlane) -> None:
+        self.gp = gp
+        lo, hi = plane.log10_mu
+        self._offset = torch.tensor([0.0, lo], dtype=torch.float64)
+        self._width = torch.tensor([1.0, hi - lo], dtype=torch.float64)
+
+    def to_plane(self, unit: torch.Tensor) -> torch.Tensor:
+        """Unit-square points (s, u) as (s, log₁₀ μ)."""
+        return self._offset + unit.to(torch.float64) * self._width
+
+    def fit(self, unit: torch.Tensor, y: torch.Tensor, *, generator: torch.Generator) -> PlaneGP:
+        self.gp.fit(self.to_plane(unit), y, generator=generator)
+        return self
+
+    def predict(self, unit: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.gp.predict(self.to_plane(unit))

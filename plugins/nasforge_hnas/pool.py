@@ -7,9 +7,15 @@ architecture is built from the same init seed and scored on the same fixed batch
 its scores do not depend on when or in which search it entered the pool.
 
 M is a magnitude: the pool keeps |M|, as the thesis defines M_SNIP, M_GraSP and M_KNAS
-(and as the authors' code takes ``abs`` of every metric), so a signed metric such as the
-zero-cost GraSP cannot make κ/M negative and win the arg-min. A metric that cannot be
-read that way is refused when the scorer is made (:func:`unfit_for_m`).
+(absolute values), so a signed metric such as the zero-cost GraSP cannot make κ/M
+negative and win the arg-min. The authors' code does not do this: its ``abs`` of the
+metrics is commented out, so a signed metric enters its score as it is; |M| is our
+reading of the thesis. A metric that cannot be read as a magnitude is refused when the
+scorer is made (:func:`unfit_for_m`).
+
+κ depends only on the kernel settings, never on M, so a pool scored with a registered
+metric as M takes κ from the cache entry M_Trace left under the same settings, when there
+is one, and computes only the metric (a variant's pool costs a metric, not a kernel).
 
 Scoring a pool is a metric sweep: :meth:`PoolScorer.fill` runs it on the scorer's
 ``executor`` (:mod:`nasforge.tools.scoring.parallel`: in this process, a process pool or Ray), in
@@ -135,6 +141,10 @@ class PoolScorer:
             if problem is not None:
                 raise OptionError(f"metric '{settings.metric}' cannot serve as HNAS's M: {problem}")
         self.key = pool_key(space, settings, None if self._metric is None else self._metric.info.version)
+        #: The M_Trace pool of the same settings, whose cached κ a registered metric reuses.
+        self.kappa_key = (
+            None if self._metric is None else pool_key(space, attrs.evolve(settings, metric=M_TRACE), None)
+        )
 
     def batch(self) -> tuple[torch.Tensor, torch.Tensor]:
         """The one fixed batch every candidate is scored on (drawn on first use)."""
@@ -158,10 +168,17 @@ class PoolScorer:
             hit = self.cache.get(self.key, text)
             if hit is not None:
                 return hit
-        value = map_chunks(InProcessSweep(), score_pool_chunk, self.job(), [g])[0]  # as fill scores
+        value = map_chunks(InProcessSweep(), score_pool_chunk, self.job(), [(g, self._known_kappa(text))])[0]
         if self.cache is not None:
             self.cache.put(self.key, text, value)
         return value
+
+    def _known_kappa(self, text: str) -> float | None:
+        """κ of ``text`` from the cached M_Trace pool of the same settings, if any."""
+        if self.cache is None or self.kappa_key is None:
+            return None
+        hit = self.cache.get(self.kappa_key, text)
+        return None if hit is None else hit.kappa
 
     def job(self) -> PoolJob:
         """What every candidate's scoring shares, as shipped to a worker."""
@@ -202,8 +219,14 @@ class PoolScorer:
 
         if missing:
             runner = self.executor if self.executor is not None else InProcessSweep()
+            items = [(g, self._known_kappa(self.space.format(g))) for g in missing]
             scored = map_chunks(
-                runner, score_pool_chunk, self.job(), missing, per_task=per_task, on_chunk=finished
+                runner,
+                score_pool_chunk,
+                self.job(),
+                items,
+                per_task=per_task,
+                on_chunk=lambda chunk, values: finished([g for g, _ in chunk], values),
             )
             found.update(zip(missing, scored, strict=True))
         for g in todo:
@@ -223,18 +246,19 @@ class PoolJob:
     y: torch.Tensor
 
 
-def score_pool_chunk(job: PoolJob, chunk: list[Genotype]) -> list[PoolMetrics]:
-    """(M, κ) of each genotype of ``chunk``, in order; a network that fails to build or
-    score gets NaN. The one scoring function of every runner (and of :meth:`PoolScorer.score`)."""
+def score_pool_chunk(job: PoolJob, chunk: list[tuple[Genotype, float | None]]) -> list[PoolMetrics]:
+    """(M, κ) of each (genotype, known κ or None) of ``chunk``, in order; a network that
+    fails to build or score gets NaN. The one scoring function of every runner (and of
+    :meth:`PoolScorer.score`)."""
     s = job.settings
     ctx = MetricContext(device=s.device, num_classes=s.num_classes, seed=s.init_seed)
     batch = (job.x.to(s.device), job.y.to(s.device))
     out: list[PoolMetrics] = []
-    for g in chunk:
+    for g, known in chunk:
         start = time.perf_counter()
         try:
             model = seeded_build(lambda g=g: job.space.build(g, **s.build), s.init_seed).to(s.device).train()
-            metric, kappa = measure(model, batch, spec=job.kernel, metric=job.metric, ctx=ctx)
+            metric, kappa = measure(model, batch, spec=job.kernel, metric=job.metric, ctx=ctx, kappa=known)
         except (RuntimeError, ValueError):  # flagged as NaN; one bad net must not stop a pool
             metric, kappa = math.nan, math.nan
         out.append(PoolMetrics(metric, kappa, time.perf_counter() - start))

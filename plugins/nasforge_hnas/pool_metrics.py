@@ -46,14 +46,17 @@ def measure(
     spec: KernelSpec,
     metric: Metric | None,
     ctx: MetricContext,
+    kappa: float | None = None,
 ) -> tuple[float, float]:
-    """(M, κ): κ always from the NTK, M from it too unless ``metric`` is given.
+    """(M, κ): κ from the NTK (or ``kappa``, already known, with a registered ``metric``),
+    M from the NTK too unless ``metric`` is given.
 
     A registered metric gets its own copy of the model (metrics may modify it).
     """
     x, y = batch
-    m_trace, kappa = kernel_metrics(model, x, y, spec)
-    if metric is None:
-        return m_trace, kappa
+    if metric is None or kappa is None:
+        m_trace, kappa = kernel_metrics(model, x, y, spec)
+        if metric is None:
+            return m_trace, kappa
     value = float(metric.score(copy.deepcopy(model), (x, y), ctx=ctx))
     return value, kappa

@@ -37,6 +37,9 @@ class PoolDraw:
     size: int = attrs.field(default=500, validator=[v.instance_of(int), v.ge(1), v.le(MAX_COUNT)])
     #: Architectures added per BO step (the authors' code grows its pool; 0 keeps it fixed).
     growth: int = attrs.field(default=0, validator=[v.instance_of(int), v.ge(0), v.le(MAX_COUNT)])
+    #: Seed of the draws (None: the search's seed). A fixed seed gives every search the
+    #: same pool, so several seeds' searches share one scoring of it.
+    seed: int | None = attrs.field(default=None, validator=v.optional(v.instance_of(int)))
 
 
 @attrs.frozen
@@ -83,6 +86,18 @@ class HnasSettings:
             message = first_line(exc)
             raise OptionError(f"bad hnas option{_option_of(message)}: {message}") from exc
 
+    def label(self) -> str:
+        """What produced a run, for journals and benchmark rows: the preset (or "defaults")
+        and each option set beside it that changes one of the preset's values. A thesis run
+        with another M (synflow, say) is then "thesis + metric=synflow", a variant of HNAS
+        in its own row, never the thesis's HNAS."""
+        base = self.preset or "defaults"
+        mine = self.to_options()
+        reference = HnasSettings.from_options({"preset": self.preset}).to_options()
+        keys = PRESETS[self.preset] if self.preset is not None else ("metric",)
+        changed = [f"{k}={mine[k]}" for k in keys if mine[k] != reference[k]]
+        return " + ".join([base, *changed])
+
     def to_options(self) -> dict[str, Any]:
         """The flat options that rebuild these settings: what a journal records.
 
@@ -119,6 +134,7 @@ FLAT_OPTIONS: dict[str, tuple[str, Any]] = {
     "gp_restarts": ("loop.gp.restarts", int),
     "pool_size": ("draw.size", int),
     "pool_growth": ("draw.growth", int),
+    "pool_seed": ("draw.seed", int | None),
     "metric": ("pool.metric", str),
     "kernel_output": ("pool.kernel_output", str),
     "kernel_bn": ("pool.kernel_bn", str),

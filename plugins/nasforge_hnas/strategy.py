@@ -58,7 +58,8 @@ class Hnas(Strategy):
         self.settings = settings if settings is not None else HnasSettings.from_options(options)
         self._scorer: PoolScorer | None = None
         self.pool = ScoredPool()
-        self._pool_rng = random.Random(seed)
+        draw_seed = self.settings.draw.seed
+        self._pool_rng = random.Random(seed if draw_seed is None else draw_seed)
         self._drawn = 0
         self.loop = HnasLoop(self.settings.loop, seed=seed)
         self._pending: dict[Genotype, int] = {}
@@ -115,6 +116,7 @@ class Hnas(Strategy):
     def describe(self) -> dict[str, Any]:
         """Settings and the (μ, ν) trajectory, JSON-able, for reports."""
         return {
+            "variant": self.settings.label(),
             "pool": self.settings.pool.to_json(),
             "pool_members": len(self.pool),
             "pool_seconds": float(self.pool.seconds.sum()),

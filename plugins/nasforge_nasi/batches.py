@@ -3,10 +3,13 @@
 Only the batch changes between the modes (paper Sec. 5.3, notes §4.9): true data;
 true inputs with uniform random labels, drawn once per example so a seed reproduces
 them (A23); or N(0, I) inputs of the data's shape with uniform labels (A24). Every
-draw comes from the search's own generator.
+draw comes from the source's own generator; :meth:`ProxyBatches.fork` gives eq. 40's
+calibration a source of the same kind (the same random labels) on a generator of its own.
 """
 
 from __future__ import annotations
+
+import copy
 
 import torch
 
@@ -46,6 +49,13 @@ class ProxyBatches:
             if labels == "random":  # own stream, so the batches' draws are unchanged
                 own = torch.Generator().manual_seed(generator.initial_seed() + 1)
                 self._labels = torch.randint(0, self.num_classes, (len(data),), generator=own)
+
+    def fork(self, generator: torch.Generator) -> ProxyBatches:
+        """A source of the same batches' kind (data, shapes, the example's random labels)
+        drawing from ``generator``: draws from one leave the other's stream untouched."""
+        twin = copy.copy(self)
+        twin.generator = generator
+        return twin
 
     def __call__(self) -> tuple[torch.Tensor, torch.Tensor]:
         if self.inputs == "gaussian":

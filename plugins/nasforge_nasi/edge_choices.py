@@ -2,7 +2,8 @@
 
 One categorical over the cell's ops per edge (alpha in R^{E x |ops|}, notes §5.2): a
 straight-through sample is directly the supernet's edge weights, and the derived cell is
-each edge's arg-max.
+each edge's arg-max, through the core's derivation (which repairs a cell whose output no
+input reaches, with a warning). A sampled cell is reported as sampled, unrepaired.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import Sequence
 
 import torch
 
+from nasforge.kernel.supernet_discretise import discretise
 from nasforge.kernel.supernet_topology import CellTopology, KeptEdge
 
 
@@ -29,7 +31,13 @@ class EdgeChoices:
         return w
 
     def kept(self, logits: Sequence[torch.Tensor]) -> tuple[KeptEdge, ...]:
+        """The derived cell: each edge's arg-max under the cell's rule (repaired if cut off)."""
         (alpha,) = logits
+        return discretise(self.cell, alpha.detach())
+
+    def sampled(self, samples: Sequence[torch.Tensor]) -> tuple[KeptEdge, ...]:
+        """The cell a one-hot sample runs, as it is (a sample is not a derivation)."""
+        (alpha,) = samples
         index = alpha.detach().argmax(dim=-1).tolist()
         return tuple(
             KeptEdge(self.cell.op_names[k], src, dst)

@@ -28,7 +28,7 @@ class NasiRun:
     grad_norms: tuple[float, ...] = attrs.field(converter=tuple)
     #: ν (fix) or ν₀ (ada), and the eq. 40 proxies it came from (empty when given).
     nu0: float
-    #: How ν₀ was chosen: "eq40-mean", "given", or the paper's rule (config.paper_nu0).
+    #: How ν₀ was chosen: "given" or a rule of config.NU0_RULES ("paper" resolved by mode).
     nu0_rule: str
     calibration: tuple[float, ...] = attrs.field(converter=tuple)
     #: Why α* could not be used (all sampled gradients zero), else None.

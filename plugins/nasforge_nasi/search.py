@@ -5,11 +5,16 @@ is never updated inside the loop (every G_t is taken at α₀ = 0, so every samp
 uniformly random architecture), and there is no optimiser: α* = α₀ + Δ* with Δ* from
 eq. 18, then the arg-max architecture. BatchNorm uses batch statistics and writes no
 running statistics (A4), through the backends' ``batch_norm_mode``.
+
+Eq. 40's calibration draws its architectures and batches from a stream of its own
+(:func:`calibration_generator`), never from the search's: the T samples and their batches
+are then the same whatever ν₀ rule a run uses, so two rules compare on identical streams.
 """
 
 from __future__ import annotations
 
 import math
+import random
 import time
 import warnings
 from collections.abc import Callable
@@ -33,6 +38,12 @@ BatchSource = Callable[[], tuple[torch.Tensor, torch.Tensor]]
 StepCallback = Callable[[int, Genotype, float, float, float, float], None]
 
 
+def calibration_generator(seed: int) -> torch.Generator:
+    """The calibration's own generator, a function of the run's seed alone (not of torch's
+    global state, and not sharing a draw with the search's generator)."""
+    return torch.Generator().manual_seed(random.Random(f"nasi-eq40-calibration:{seed}").getrandbits(63))
+
+
 def calibrate_nu(
     supernet: nn.Module,
     relaxation: Relaxation,
@@ -40,7 +51,9 @@ def calibrate_nu(
     config: NasiConfig,
     generator: torch.Generator,
 ) -> list[float]:
-    """Eq. 40's sample: proxies of N uniformly random architectures (no α gradient)."""
+    """Eq. 40's sample: proxies of N uniformly random architectures (no α gradient).
+
+    ``batches`` and ``generator`` must be the calibration's own (:func:`run_nasi`)."""
     device = torch.device(config.device)
     weights = list(supernet.weight_parameters())  # type: ignore[operator]
     zeros = [torch.zeros(s, device=device) for s in relaxation.shapes]
@@ -66,11 +79,15 @@ def run_nasi(
     config: NasiConfig,
     generator: torch.Generator,
     on_step: StepCallback | None = None,
+    *,
+    calibration_batches: BatchSource | None = None,
 ) -> NasiRun:
     """Run Algorithm 1 on an initialised supernet; returns the derived architecture.
 
     ``on_step`` sees every sampled architecture as soon as its proxy exists (the
-    one-shot runner journals them there)."""
+    one-shot runner journals them there). ``calibration_batches`` feed eq. 40 (when the
+    ν₀ rule needs it); by default ``batches.fork`` makes them on the calibration's own
+    generator, so the search's stream is the same with or without a calibration."""
     device = torch.device(config.device)
     supernet.to(device).train()
     weights = list(supernet.weight_parameters())  # type: ignore[operator]
@@ -78,10 +95,12 @@ def run_nasi(
     with batch_norm_mode(supernet, "batch"):
         t0 = time.perf_counter()
         calibration: list[float] = []
-        nu0, nu0_rule = config.nu0_rule()
+        nu0, factor, nu0_rule = config.nu0_rule()
         if nu0 is None:
-            calibration = calibrate_nu(supernet, relaxation, batches, config, generator)
-            nu0 = _positive(sum(calibration) / len(calibration))
+            own = calibration_generator(config.seed)
+            source = calibration_batches if calibration_batches is not None else _fork(batches, own)
+            calibration = calibrate_nu(supernet, relaxation, source, config, own)
+            nu0 = factor * _positive(sum(calibration) / len(calibration))
         calibration_seconds = time.perf_counter() - t0
         constraint = FixedConstraint(nu0) if config.mode == "fix" else AdaptiveConstraint(nu0)
         alphas = [torch.zeros(s, device=device, requires_grad=True) for s in relaxation.shapes]
@@ -127,7 +146,7 @@ def run_nasi(
         fallback = "every sampled gradient was zero: returned the sample with the largest R"
         warnings.warn(f"NASI: {fallback}", RuntimeWarning, stacklevel=2)
         assert best_sample is not None, "no finite objective in any step"
-        genotype = relaxation.sampled_genotype(best_sample[1])
+        genotype = relaxation.derive(best_sample[1])  # a one-hot sample is its own arg max
     else:
         genotype = relaxation.derive(alpha_star)
     return NasiRun(
@@ -143,6 +162,17 @@ def run_nasi(
         seconds=time.perf_counter() - t0,
         calibration_seconds=calibration_seconds,
     )
+
+
+def _fork(batches: BatchSource, generator: torch.Generator) -> BatchSource:
+    """The same kind of batches as ``batches`` from ``generator`` (ProxyBatches.fork)."""
+    fork = getattr(batches, "fork", None)
+    if fork is None:
+        raise ValueError(
+            "eq. 40 calibration needs a batch source of its own: pass calibration_batches, "
+            "or batches with a fork(generator) method (ProxyBatches)"
+        )
+    return fork(generator)  # type: ignore[no-any-return]
 
 
 def _on(mask: torch.Tensor | None, device: torch.device) -> torch.Tensor | None:

@@ -62,6 +62,14 @@ class SupernetRelaxation(Relaxation):
         kept = [part.kept(a) for part, a in zip(self.parts, self._split(alphas), strict=True)]
         return self.supernet.genotype_of(kept)
 
+    def sampled_genotype(self, samples: Sequence[torch.Tensor]) -> Genotype:
+        """The sampled cells as they ran (a cut-off sample stays cut off in the journal)."""
+        kept = [
+            part.sampled(s) if isinstance(part, EdgeChoices) else part.kept(s)
+            for part, s in zip(self.parts, self._split([s.detach() for s in samples]), strict=True)
+        ]
+        return self.supernet.genotype_of(kept)
+
 
 def relaxation_for(supernet: Supernet, config: NasiConfig) -> SupernetRelaxation:
     """NASI's relaxation of ``supernet`` under ``config`` (single path, pairing)."""

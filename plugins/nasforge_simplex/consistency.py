@@ -13,7 +13,8 @@ Then (Roberts, Liang and Sala; research note section 2 and E1-E9):
   with ``Delta_ij = |g_i - g_j|^2``, so only unlabelled outputs and alpha are needed;
 - Theorem 7: ``L_i < L_j`` and Condition 6 (``D_i >= D_j``) imply ``alpha_j < alpha_i``;
   arg max is certified when Condition 6 holds between the best and every other candidate
-  (h = 2 needs no condition: Theorem 1);
+  (h = 2 needs no condition: Theorem 1), and only where the theorem's assumptions hold
+  (not in the heuristic regime below);
 - the exact pairwise margins (E2): ``M_j = (alpha_m - alpha_j) Delta_mj -
   sum_{k not in {m, j}} alpha_k (Delta_mk - Delta_jk) = 2 (L_j - L_m)`` for the arg max m;
   arg max is the best iff every margin is positive. Near-duplicates (small ``Delta_ij``)
@@ -28,6 +29,8 @@ A3 or E7 and our derivation (not the paper's). The report says which regime appl
 stationarity (small identity residual); without targets A3 is assumed; anything else
 (cross-entropy, an edge followed by non-linear layers) is "heuristic", and only the
 direct comparison of arg max with the measured shared-weight losses is then a fact.
+Every verdict compares arg max with those losses, the near-vertex case included: an
+exponentiated-gradient search reaches a vertex whatever the losses say.
 """
 
 from __future__ import annotations
@@ -342,7 +345,8 @@ def consistency_report(
         ]
         for i in range(h)
     ]
-    certified = all(condition6[best][j] for j in range(h) if j != best)
+    # Theorem 7 holds under A3 (assumed without targets) or E7; a heuristic regime certifies nothing
+    certified = regime != REGIME_HEURISTIC and all(condition6[best][j] for j in range(h) if j != best)
     margins = exact_margins(delta, a, m)
     exact_ok = bool(all(float(margins[j]) > 0 for j in range(h) if j != m))
     dups = near_duplicates(delta, g, ops, near_duplicate_ratio)
@@ -414,31 +418,50 @@ def _verdict(
     regime: str,
     tie_tol: float,
 ) -> tuple[str, str]:
-    """The verdict and its reason, most specific first."""
-    top = sorted((float(x) for x in a), reverse=True)
-    if 1.0 - top[0] <= tie_tol:
-        return CONSISTENT, f"alpha is (almost) the vertex {ops[m]}: arg max is trivially the shared best (E8)"
-    if top[0] - top[1] <= tie_tol:
-        return AMBIGUOUS, f"the two largest weights are within {tie_tol:g}: arg max is a coin toss"
-    ordered = sorted(float(x) for x in losses)
-    if ordered[1] - ordered[0] <= tie_tol * max(abs(ordered[0]), 1e-300):
-        return AMBIGUOUS, "two candidates tie for the lowest shared-weight loss"
-    if m == best:
-        if certified:
-            return (
-                CONSISTENT,
-                f"arg max {ops[m]} is the shared best, certified by Theorem 7 (Condition 6 holds)",
-            )
-        if regime == REGIME_HEURISTIC or not exact_ok:
-            return (
-                CONSISTENT,
-                f"arg max {ops[m]} has the lowest measured shared-weight loss (no theorem applies)",
-            )
-        return CONSISTENT, (
-            f"arg max {ops[m]} is the shared best; Condition 6 does not certify it (it is conservative), "
-            "the exact margins (E2) are all positive"
+    """The verdict and its reason, most specific first; every branch reads the losses.
+
+    Near a vertex the geometric identity makes arg max the best only under A3; with
+    measured losses that need not hold (an exponentiated-gradient search reaches vertices
+    whatever the losses say), so the measured losses decide there as everywhere. Ties in
+    alpha or in the losses are ambiguous only if the tied candidates include the best.
+    """
+    h = len(ops)
+    top = float(a[m])
+    tied_alpha = [i for i in range(h) if top - float(a[i]) <= tie_tol]
+    low = float(losses[best])
+    tied_loss = [i for i in range(h) if float(losses[i]) - low <= tie_tol * max(abs(low), 1e-300)]
+    mismatch = (
+        f"arg max picks {ops[m]} (alpha {top:.3g}) but {ops[best]} has the lowest shared-weight loss "
+        f"({low:.4g} vs {float(losses[m]):.4g})"
+    )
+    if not set(tied_alpha) & set(tied_loss):
+        vertex = " although alpha is (almost) that vertex" if 1.0 - top <= tie_tol else ""
+        return INCONSISTENT, mismatch + vertex
+    if len(tied_alpha) > 1:
+        return (
+            AMBIGUOUS,
+            f"the largest weights ({', '.join(ops[i] for i in tied_alpha)}) are within {tie_tol:g}: "
+            "arg max is a coin toss",
         )
-    return INCONSISTENT, (
-        f"arg max picks {ops[m]} (alpha {float(a[m]):.3g}) but {ops[best]} has the lowest shared-weight loss "
-        f"({float(losses[best]):.4g} vs {float(losses[m]):.4g})"
+    if len(tied_loss) > 1:
+        return AMBIGUOUS, f"{', '.join(ops[i] for i in tied_loss)} tie for the lowest shared-weight loss"
+    if 1.0 - top <= tie_tol:
+        return CONSISTENT, (
+            f"alpha is (almost) the vertex {ops[m]}, the shared best: the lowest measured shared-weight "
+            f"loss ({low:.4g})"
+        )
+    if certified:
+        return (
+            CONSISTENT,
+            f"arg max {ops[m]} is the shared best, certified by Theorem 7 (Condition 6 holds)",
+        )
+    if regime == REGIME_HEURISTIC or not exact_ok:
+        return (
+            CONSISTENT,
+            f"arg max {ops[m]} is the shared best: the lowest measured shared-weight loss "
+            "(no theorem applies)",
+        )
+    return CONSISTENT, (
+        f"arg max {ops[m]} is the shared best; Condition 6 does not certify it (it is conservative), "
+        "the exact margins (E2) are all positive"
     )

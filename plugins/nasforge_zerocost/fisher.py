@@ -13,6 +13,11 @@ how channels are added up, which changes the ranking (issue 11: Spearman 0.363 v
   in_features for a linear layer). Wide-fan-in layers weigh more.
 - ``fisher_channel``: each channel once, Σ_layers Σ_k s_k, nasforge's earlier ``fisher``.
 
+Both run in train mode (BatchNorm on the batch's statistics), as the reference sets
+``net.train()`` before its pass: a model handed over in eval mode is switched for the
+pass (a pass of its own, not the shared one) and switched back, its BatchNorm running
+statistics untouched (the reference works on a copy).
+
 The thesis defines no Fisher formula (it cites Turner et al. and runs the zero-cost code).
 """
 
@@ -23,7 +28,9 @@ from typing import ClassVar
 import torch
 
 from nasforge.kernel.metric import MetricInfo
+from nasforge.tools.backends import batch_norm_mode
 from nasforge.tools.scoring import LAYER_GRADS, MainPass, SharedPasses, SharedPassMetric
+from nasforge_zerocost.modes import in_train_mode, train_mode
 
 
 def channel_saliencies(main: MainPass) -> list[torch.Tensor]:
@@ -36,6 +43,17 @@ def channel_saliencies(main: MainPass) -> list[torch.Tensor]:
         per_channel = prod.sum(dim=tuple(range(2, prod.ndim))) if prod.ndim > 2 else prod
         out.append(0.5 * per_channel.pow(2).mean(0))
     return out
+
+
+def train_mode_pass(passes: SharedPasses, needs: frozenset[str]) -> MainPass:
+    """The main pass in train mode: the shared one when the model is in train mode, else a
+    pass of its own with the model switched to train mode for it (the reference's
+    ``net.train()``; the shared pass keeps the mode the caller chose, for other metrics)."""
+    if in_train_mode(passes.model):
+        return passes.main(needs)
+    # batch statistics, as train mode uses, without writing the caller's running statistics
+    with train_mode(passes.model), batch_norm_mode(passes.model, "batch"):
+        return SharedPasses(passes.model, passes.batch, passes.ctx, needs=needs).main(needs)
 
 
 class Fisher(SharedPassMetric):
@@ -53,7 +71,7 @@ class Fisher(SharedPassMetric):
     needs = frozenset({LAYER_GRADS})
 
     def score_shared(self, passes: SharedPasses) -> float:
-        main = passes.main(self.requirements)
+        main = train_mode_pass(passes, self.requirements)
         saliencies = channel_saliencies(main)
         fan_in = main.layer_fan_in or ()
         return float(sum(fan * float(s.sum()) for fan, s in zip(fan_in, saliencies, strict=True)))
@@ -76,4 +94,6 @@ class FisherChannel(SharedPassMetric):
     needs = frozenset({LAYER_GRADS})
 
     def score_shared(self, passes: SharedPasses) -> float:
-        return float(sum(float(s.sum()) for s in channel_saliencies(passes.main(self.requirements))))
+        return float(
+            sum(float(s.sum()) for s in channel_saliencies(train_mode_pass(passes, self.requirements)))
+        )

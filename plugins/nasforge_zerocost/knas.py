@@ -5,8 +5,12 @@ all trainable parameters. They differ in what "per-sample" means on a BatchNorm 
 and the values do not transfer (issue 11: ratio 0.06-1.28 between the two on
 NAS-Bench-201 cells, so a NASI ν tuned on one is meaningless for the other):
 
-- ``knas``: KNAS's pipeline, each sample forwarded alone in train mode (batch size 1,
-  BatchNorm on that sample's own statistics); the MGM of the KNAS paper.
+- ``knas``: the KNAS paper's MGM formula, each sample forwarded alone in train mode
+  (batch size 1, BatchNorm on that sample's own statistics). It is the paper's formula,
+  not the statistic KNAS's public code computes: per the research note (seed 000 §6.C),
+  that code keeps the first 100 gradient entries of at most 11 parameter tensors and sums
+  centred split-half products of 50 single-sample gradients, a covariance-like number
+  that is not the mean of the Gram matrix. That statistic is not implemented here.
 - ``nasi_proxy``: NASI's ‖Θ̃₀(A)‖_tr (eq. 12), the gradient of the batch-mean loss with
   the batch forwarded together (train-mode BatchNorm on batch statistics), one backward.
 
@@ -32,8 +36,9 @@ VARIANTS = ("mgm", "thesis")
 class Knas(_KernelMetric):
     """MGM = m⁻² Σ_ij ⟨∇_θℓ_i, ∇_θℓ_j⟩ = ‖m⁻¹ Σ_i ∇_θℓ_i‖², per-sample loss gradients.
 
-    The KNAS paper's definition with KNAS's batch-size-1 pipeline: per-sample cross-entropy
-    gradients, each sample forwarded alone in train mode, all parameters. It is NASI's
+    The KNAS paper's definition (not its code's statistic: module docstring) with a
+    batch-size-1 pipeline: per-sample cross-entropy gradients, each sample forwarded alone
+    in train mode, all parameters. It is NASI's
     proxy only without BatchNorm coupling; NASI's batch-statistics form is ``nasi_proxy``
     (``bn="batch"`` here gives the same number through the full Jacobian, at m times the
     cost). ``variant="thesis"`` is the HNAS appendix form √|1ᵀΘ1|/m on the NTK (the
@@ -44,7 +49,7 @@ class Knas(_KernelMetric):
         name="knas",
         log_scale=True,
         sign="nonnegative",
-        description="mean of the per-sample loss-gradient Gram, samples forwarded alone (KNAS MGM)",
+        description="mean of the per-sample loss-gradient Gram, samples alone (KNAS paper's MGM formula)",
         version="1",
     )
     default_spec: ClassVar[KernelSpec] = KernelSpec(output="loss", bn="sample", params="all")

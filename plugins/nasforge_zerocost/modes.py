@@ -21,6 +21,23 @@ def eval_mode(model: nn.Module) -> Iterator[None]:
             m.training = training
 
 
+@contextmanager
+def train_mode(model: nn.Module) -> Iterator[None]:
+    """Train mode inside, each submodule's own training flag restored on exit."""
+    saved = [(m, m.training) for m in model.modules()]
+    model.train()
+    try:
+        yield
+    finally:
+        for m, training in saved:
+            m.training = training
+
+
+def in_train_mode(model: nn.Module) -> bool:
+    """Whether every submodule is in train mode."""
+    return all(m.training for m in model.modules())
+
+
 def _identity(x: object, *_: object, **__: object) -> object:
     return x
 

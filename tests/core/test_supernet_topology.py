@@ -72,11 +72,13 @@ def test_op_roles_must_name_candidates_once() -> None:
 
 def test_one_op_per_edge_takes_each_rows_first_maximum_and_honours_exclude() -> None:
     scores = torch.zeros(6, 4)
-    scores[:, 0] = 1.0  # the zero op leads everywhere: a legitimate choice here
+    scores[:, 0] = 1.0  # the zero op leads on every edge but 0->3: a legitimate choice there
+    scores[3, 3] = 2.0  # (all six "none" would cut the output off: test_supernet_cut_off_cells)
     scores[2, 2] = 1.0  # a tie: the lower column wins
     kept = discretise(EDGE_CELL, scores)
-    assert [e.op for e in kept] == ["none"] * 6
+    assert [e.op for e in kept] == ["none", "none", "none", "pool", "none", "none"]
     assert kept[2] == KeptEdge("none", 1, 2)
+    scores[3, 3] = 0.0
     scores[1, 3] = 0.5
     excluded = discretise(EDGE_CELL, scores, exclude=["none"])
     assert [e.op for e in excluded] == ["skip", "pool", "conv", "skip", "skip", "skip"]

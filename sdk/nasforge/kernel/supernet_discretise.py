@@ -5,10 +5,18 @@ PR-DARTS's gate probabilities, NASI's logits. Implemented once here so that ever
 that declares a rule gets the same derivation, ties included: one op per edge takes the
 row's first maximum; top-k inputs ranks edges strongest first, ties to the lower source,
 then the lower column.
+
+One op per edge can keep the zero op on every path to an output (NB201: node 3's three
+edges all ``none``): that cell outputs a constant, and a network of it guesses (10 %
+on CIFAR-10). Such a derivation is repaired, with a warning: the zero op on an edge into
+the cut-off output from a reached node is replaced by that edge's best other op, the
+edge with the highest such score first (ties to the lower row, then column), until
+every output is reached. Top-k inputs never keeps the zero op, so it cannot cut one off.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Collection
 
 import torch
@@ -53,9 +61,46 @@ def _one_op_per_edge(
         s = s.clone()
         s[:, banned] = float("-inf")
     index = s.argmax(dim=-1).tolist()
-    return tuple(
+    kept = tuple(
         KeptEdge(cell.ops.names[k], src, dst) for k, (src, dst) in zip(index, cell.edges, strict=True)
     )
+    return _reconnect(cell, s, kept) if cell.cut_off_outputs(kept) else kept
+
+
+def _reconnect(cell: CellTopology, scores: torch.Tensor, kept: tuple[KeptEdge, ...]) -> tuple[KeptEdge, ...]:
+    """``kept`` with zero-op edges replaced until every output is reached (module docstring).
+
+    ``scores`` has the excluded ops at -inf already; the zero op is never the replacement.
+    Edges into a cut-off output from a reached node come first; where none exists, any
+    zero-op edge leaving a reached node (the repair then goes on from its target).
+    """
+    zero = cell.ops.column(cell.ops.zero) if cell.ops.zero is not None else None
+    allowed = [i for i in range(scores.shape[1]) if i != zero and float(scores[:, i].max()) > float("-inf")]
+    if not allowed:
+        return kept  # no op can reconnect it (all excluded): left as derived
+    cut = cell.cut_off_outputs(kept)
+    edges = list(kept)
+    replaced: list[KeptEdge] = []
+    while cut:
+        reached = cell.reached(edges)
+        zero_edges = [r for r, e in enumerate(edges) if e.op == cell.ops.zero and e.source in reached]
+        into = [r for r in zero_edges if edges[r].target in cut] or zero_edges
+        if not into:
+            break
+        best = max((float(scores[r, i]), -r, -i) for r in into for i in allowed)
+        row, col = -best[1], -best[2]
+        edges[row] = KeptEdge(cell.ops.names[col], edges[row].source, edges[row].target)
+        replaced.append(edges[row])
+        cut = cell.cut_off_outputs(edges)
+    fixes = ", ".join(f"{e.op} on edge {e.source}->{e.target}" for e in replaced) or "nothing (no edge left)"
+    warnings.warn(
+        f"cell '{cell.name}': the derived cell cuts output node(s) {cell.cut_off_outputs(kept)} off from "
+        f"its inputs (every path keeps the zero op {cell.ops.zero!r}), so it outputs a constant; "
+        f"repaired by keeping {fixes}",
+        RuntimeWarning,
+        stacklevel=4,
+    )
+    return tuple(edges)
 
 
 def _top_k_inputs(

@@ -123,7 +123,10 @@ class CellTopology:
     ``inputs`` are the nodes the cell receives; ``output`` the nodes whose results leave
     it (one node, or several that the space concatenates or sums); ``rule`` how a discrete
     cell is read off the tensor. ``name`` labels the cell type in metrics ("cell",
-    "normal", "reduce").
+    "normal", "reduce"). ``dataflow`` says the edges are all that feed the computed nodes,
+    so a node whose every path from the inputs holds the zero op is zero; False for a cell
+    whose edges only add to nodes another cell computes (an MLP's skip bits), where the
+    zero op removes an addition and cuts nothing off.
     """
 
     name: str = attrs.field(validator=[v.instance_of(str), v.min_len(1)])
@@ -132,6 +135,7 @@ class CellTopology:
     inputs: tuple[int, ...] = attrs.field(converter=_ints)
     output: tuple[int, ...] = attrs.field(converter=_ints)
     rule: Rule = attrs.field(validator=v.instance_of((OneOpPerEdge, TopKInputs)))
+    dataflow: bool = attrs.field(default=True, validator=v.instance_of(bool))
 
     def __attrs_post_init__(self) -> None:
         _check_graph(self)
@@ -187,6 +191,24 @@ class CellTopology:
         return tuple(rows)
 
     # --- discrete cells ---------------------------------------------------------------
+    def reached(self, kept: Collection[KeptEdge]) -> frozenset[int]:
+        """The nodes some input reaches through kept edges that are not the zero op."""
+        live = {(e.source, e.target) for e in kept if e.op != self.ops.zero}
+        seen = set(self.inputs)
+        for s, t in sorted(live, key=lambda edge: edge[1]):  # edges run low -> high
+            if s in seen:
+                seen.add(t)
+        return frozenset(seen)
+
+    def cut_off_outputs(self, kept: Collection[KeptEdge]) -> tuple[int, ...]:
+        """Output nodes no input reaches in the discrete cell ``kept`` (their value is zero
+        whatever the input: the cell, and a network built of it, outputs a constant).
+        Empty for a cell that is not a ``dataflow`` graph or has no zero op."""
+        if not self.dataflow or self.ops.zero is None:
+            return ()
+        reached = self.reached(kept)
+        return tuple(n for n in self.output if n not in reached)
+
     def check_kept(self, kept: Collection[KeptEdge]) -> None:
         """Raise ValueError unless ``kept`` is a discrete cell this topology's rule allows."""
         for e in kept:

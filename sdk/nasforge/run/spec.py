@@ -256,8 +256,9 @@ class ExperimentSpec:
 
         Every component comes from ``registry``, and constructors that declare them get
         the registry and the seed (:func:`construct`); an evaluator that trains gets the
-        run's training data, loaded once here. The strategy's ``objective`` is the run's
-        :meth:`goal` (objectives and constraints). ``executor_options``
+        run's training data, loaded once here, and so does a strategy that declares
+        ``data`` (one that scores candidates on it). The strategy's ``objective`` is the
+        run's :meth:`goal` (objectives and constraints). ``executor_options``
         (:class:`nasforge.run.executors.ExecutorOptions`: the executor's own options, such as a
         cluster's address, and retries) say where the executor runs trials; they are not part of the
         spec, since they do not change what a trial computes.
@@ -272,6 +273,8 @@ class ExperimentSpec:
         # A multi-fidelity strategy learns the evaluator's full budget (e.g. its epochs)
         # from the run; it follows from the spec, so a resume offers the same one.
         offered: dict[str, Any] = {"registry": registry}
+        if data is not None:  # the run's training data, for a strategy that scores on it
+            offered["data"] = data
         full = max_fidelity(evaluator)
         if full is not None:
             offered["max_fidelity"] = full

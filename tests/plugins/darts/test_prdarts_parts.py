@@ -87,8 +87,8 @@ def test_official_code_regulariser_is_masked_and_hinged() -> None:
     assert info["normal_L_pool"] == 0.0
     assert info["L_skip"] == pytest.approx(0.5597 / 2 - 0.2, abs=1e-4)  # averaged, then hinged
     assert info["L_non_skip"] == 0.0 and info["L_pool"] == 0.0
-    assert info["normal_L_path"] == 1.0  # no conv sampled on the chain: empty product
-    assert float(total) == pytest.approx(0.01 * (0.5597 / 2 - 0.2) - 0.005 * 1.0, abs=1e-6)
+    assert info["normal_L_path"] == 0.0  # no conv sampled on the chain: 0, as the official code
+    assert float(total) == pytest.approx(0.01 * (0.5597 / 2 - 0.2), abs=1e-6)
 
 
 def _beta_for(p: float, tau: float) -> float:

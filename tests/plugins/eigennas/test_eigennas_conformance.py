@@ -45,7 +45,14 @@ class TestMlpResSupernet(SupernetConformance):
 
 
 #: Tiny scoring settings for the toy space's networks (flat 8 features, 3 classes).
-TOY_OPTIONS = {"sample_size": 20, "top_k": 6, "batch_size": 6, "input_shape": [8], "num_classes": 3}
+TOY_OPTIONS = {
+    "sample_size": 20,
+    "top_k": 6,
+    "batch_size": 6,
+    "score_data": "gaussian",
+    "input_shape": [8],
+    "num_classes": 3,
+}
 
 
 class TestEigenNasStrategy(StrategyRunConformance):

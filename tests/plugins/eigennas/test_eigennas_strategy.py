@@ -30,8 +30,22 @@ from nasforge_eigennas import (
 )
 from nasforge_eigennas.plugin import CANDIDATES_FILE
 
-TOY = {"sample_size": 30, "top_k": 5, "batch_size": 6, "input_shape": [8], "num_classes": 3}
-NB201 = {"sample_size": 16, "top_k": 4, "batch_size": 8, "input_shape": [3, 8, 8], "build": {"C": 4, "N": 1}}
+TOY = {
+    "sample_size": 30,
+    "top_k": 5,
+    "batch_size": 6,
+    "score_data": "gaussian",
+    "input_shape": [8],
+    "num_classes": 3,
+}
+NB201 = {
+    "sample_size": 16,
+    "top_k": 4,
+    "batch_size": 8,
+    "score_data": "gaussian",
+    "input_shape": [3, 8, 8],
+    "build": {"C": 4, "N": 1},
+}
 
 
 def _strategy(space=None, **options) -> EigenNas:

@@ -1,5 +1,6 @@
-"""HNAS's M is a magnitude: the pool keeps |M| (thesis M_SNIP/M_GraSP/M_KNAS, and the
-authors' code takes abs of every metric), and metrics with no such reading are refused."""
+"""HNAS's M is a magnitude: the pool keeps |M| (the thesis's M_SNIP/M_GraSP/M_KNAS are
+absolute values; the authors' code has its abs commented out), and metrics with no such
+reading are refused."""
 
 from __future__ import annotations
 

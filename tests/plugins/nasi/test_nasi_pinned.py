@@ -1,9 +1,10 @@
-"""Short seeded NASI searches give exactly the cells they gave before the supernet contract.
+"""Short seeded NASI searches give exactly the cells pinned here.
 
-The expected cells were computed by running these configurations on the code before
-NASI went through the core's supernet contract (commit 0f711b2), when NB201 and DARTS
-still had relaxations of their own; the generic relaxation kept every genotype and every
-entry of alpha* bit for bit.
+First pinned on the code before NASI went through the core's supernet contract (commit
+0f711b2); the generic relaxation kept every genotype and every entry of alpha* bit for
+bit. Re-pinned once, when eq. 40's calibration got a stream of its own: its draws no
+longer precede the search's on one generator, so the search samples other architectures.
+With a given ν (no calibration) that code and the code before it derive the same cells.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ def test_nasi_on_nb201_is_pinned(nb201, digits) -> None:
     out = Nasi().fit(nb201, digits, **TINY)
     assert (
         nb201.format(out.best)
-        == "|nor_conv_1x1~0|+|nor_conv_3x3~0|skip_connect~1|+|nor_conv_1x1~0|none~1|nor_conv_3x3~2|"
+        == "|avg_pool_3x3~0|+|skip_connect~0|skip_connect~1|+|none~0|nor_conv_3x3~1|avg_pool_3x3~2|"
     )
 
 
@@ -32,10 +33,10 @@ def test_nasi_on_darts_is_pinned(digits) -> None:
     )
     cells = space.cells(out.best)
     assert cells.normal == (
-        ("skip_connect", 0), ("dil_conv_3x3", 1), ("dil_conv_3x3", 2), ("avg_pool_3x3", 1),
-        ("dil_conv_3x3", 3), ("skip_connect", 2), ("avg_pool_3x3", 4), ("sep_conv_3x3", 3),
+        ("dil_conv_5x5", 0), ("max_pool_3x3", 1), ("sep_conv_5x5", 1), ("skip_connect", 0),
+        ("sep_conv_3x3", 0), ("avg_pool_3x3", 1), ("dil_conv_5x5", 3), ("avg_pool_3x3", 1),
     )  # fmt: skip
     assert cells.reduce == (
-        ("skip_connect", 1), ("dil_conv_3x3", 0), ("max_pool_3x3", 1), ("skip_connect", 0),
-        ("avg_pool_3x3", 1), ("sep_conv_3x3", 2), ("max_pool_3x3", 1), ("avg_pool_3x3", 2),
+        ("max_pool_3x3", 0), ("skip_connect", 1), ("skip_connect", 0), ("sep_conv_3x3", 2),
+        ("avg_pool_3x3", 1), ("max_pool_3x3", 0), ("sep_conv_3x3", 1), ("max_pool_3x3", 2),
     )  # fmt: skip

@@ -147,6 +147,8 @@ class SupernetConformance:
                 for cell, edges in zip(supernet.topology, kept, strict=True)
             ):
                 continue  # distinct-source derivation cannot give it back
+            if any(cell.cut_off_outputs(edges) for cell, edges in zip(supernet.topology, kept, strict=True)):
+                continue  # derivation repairs a cell whose output no input reaches
             derived = supernet.kept_edges(supernet.derive(weights))
             for edges, again in zip(kept, derived, strict=True):
                 assert Counter(edges) == Counter(again), "derive(one_hot_weights(g)) must keep g's edges"
@@ -158,6 +160,7 @@ class SupernetConformance:
         banned = cell.ops.nonzero[0]
         scores = [torch.zeros(c.shape) for c in supernet.topology]
         scores[0][:, cell.ops.column(banned)] = 1.0  # the strongest op everywhere ...
+        scores[0][:, cell.ops.column(cell.ops.nonzero[1])] = 0.5  # (a connected cell: no repair)
         kept = supernet.kept_edges(supernet.derive(scores, exclude={banned}))
         assert all(e.op != banned for e in kept[0])  # ... and still never kept
 
