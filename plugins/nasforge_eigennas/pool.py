@@ -12,7 +12,6 @@ networks are scored the same way.
 from __future__ import annotations
 
 import hashlib
-import inspect
 import json
 import math
 import random
@@ -22,7 +21,7 @@ from typing import Any
 
 import attrs
 
-from nasforge.kernel.datasets import TensorData, network_options
+from nasforge.kernel.datasets import TensorData, build_option_names, network_options
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.registry import Registry
 from nasforge.kernel.search_space import ENUMERATE, SearchSpace
@@ -65,9 +64,7 @@ def scoring_batch(
 def build_options(space: SearchSpace, settings: ScoreSettings, batch: TensorData) -> dict[str, Any]:
     """The settings' build options over what the data decides (classes, channels), where
     ``space.build`` takes them (any name if it takes ``**cfg``)."""
-    params = inspect.signature(space.build).parameters
-    open_ended = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
-    options = network_options(batch.input_shape, batch.num_classes, accepted=None if open_ended else params)
+    options = network_options(batch.input_shape, batch.num_classes, accepted=build_option_names(space))
     return {**options, **settings.build}
 
 

@@ -42,9 +42,9 @@ from nasforge.kernel.option_types import OptionError
 from nasforge.kernel.progress_log import ProgressLog
 from nasforge.kernel.registry import Registry
 from nasforge.kernel.result import Objective, Result
-from nasforge.tools.scoring import metric_label, resolve_metrics
 from nasforge.kernel.search_space import BUILD, SAMPLE, SearchSpace
 from nasforge.kernel.strategy import Strategy
+from nasforge.tools.scoring import metric_label, resolve_metrics
 from nasforge_eigennas.pool import Ranked, draw_candidates, rank_candidates, score_candidates
 from nasforge_eigennas.settings import Labels, ScoreSettings
 
@@ -79,6 +79,7 @@ class EigenNas(Strategy):
         chunk_size: int = 64,
         pool_seed: int | None = None,
         data: TensorData | None = None,
+        build_options: dict[str, Any] | None = None,
     ) -> None:
         """``sample_size`` candidates are scored (the whole space if it is enumerable and no
         larger) by ``metric`` (any registered one; ``eigennas_trace`` is the paper's,
@@ -87,9 +88,10 @@ class EigenNas(Strategy):
         ``batch_size`` samples of ``score_data``: "run" (the run's training data, ``data``,
         which a run hands over), "gaussian" (data-agnostic, of ``input_shape`` with
         ``num_classes`` random labels) or a dataset name. Each network is built with
-        ``build`` and initialised from ``init_seed`` (default: ``seed``); the ``top_k`` best
-        are evaluated. ``cache`` is a directory for the scores. ``pool_seed`` draws the pool
-        from its own seed (default: the run's), so several seeds can rank one fixed pool."""
+        ``build`` (over the run's ``build_options``) and initialised from ``init_seed``
+        (default: ``seed``); the ``top_k`` best are evaluated. ``cache`` is a directory for
+        the scores. ``pool_seed`` draws the pool from its own seed (default: the run's), so
+        several seeds can rank one fixed pool."""
         super().__init__(space, objective=objective, seed=seed)
         if not 1 <= top_k <= sample_size:
             raise OptionError(
@@ -115,7 +117,7 @@ class EigenNas(Strategy):
             input_shape=input_shape,
             num_classes=num_classes,
             labels=labels,
-            build=dict(build or {}),
+            build={**(build_options or {}), **(build or {})},
             init_seed=seed if init_seed is None else init_seed,
             device=device,
             chunk_size=chunk_size,

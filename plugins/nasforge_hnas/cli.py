@@ -1,13 +1,13 @@
-"""`nasforge hnas`: an HNAS search on a dataset in one command, exported as files.
+"""`nasforge hnas` (deprecated): ``nasforge search --strategy hnas`` does what it did.
 
-``nasforge search --strategy hnas`` runs HNAS too; this command adds what makes it one
-command on a small dataset: the network options (``--build-option``) reach all three
-places that build networks (the pool's training-free scoring, the evaluator's short
-training and the export), the pool is scored on the evaluator's own data (Gaussian data
-for a tabular benchmark), and the export's input shape is the data's. The genotype goes
-to ``OUT/genotype.safetensors``, its network to ``OUT/model.onnx`` (parity-checked with
-onnxruntime); the run is journaled like any search. NASI needs no command of its own:
-it is a one-shot strategy, which ``nasforge search --strategy nasi --export`` runs.
+It was the one way to run HNAS on a small dataset, because only here did the network
+options (``--build-option``) reach all three places that build networks: the pool's
+training-free scoring, the evaluator's short training and the export. A run's
+``--build-option`` now reaches every builder, so a plain search does the same:
+``nasforge search --strategy hnas --evaluator short-train --dataset digits -o data=digits
+--build-option C=8 --build-option N=1 --export OUT`` (``-o data=`` scores the pool on that
+dataset; without it, on Gaussian data). The command stays, saying so on stderr, and runs
+exactly what it ran before, so its runs and journals are unchanged.
 
 Every name resolves through the invocation's registry (``command_registry``), which the
 run and the strategy's pool then use too. The summary reports as ``nasforge search`` does:
@@ -73,8 +73,9 @@ def hnas(
     quiet: Quiet = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON to stdout.")] = False,
 ) -> None:
-    """Search with HNAS (pre-scored pool + BO over mu, nu), journaled, and export the best.
+    """Deprecated: use nasforge search --strategy hnas (--build-option, -o data=DATASET, --export).
 
+    Searches with HNAS (pre-scored pool + BO over mu, nu), journaled, and exports the best.
     Example: nasforge hnas --space nb201 --evaluator short-train --dataset digits
     --build-option C=8 --build-option N=1 --out export/hnas-digits
 
@@ -97,6 +98,7 @@ def hnas(
         for key, value in network_options(shape, data.num_classes).items():
             strategy_options["build"].setdefault(key, value)
         evaluator_options.setdefault("build", dict(build))
+    pool_data = "data" in strategy_options  # the command's own choice, before -o options
     strategy_options.update(parse_options(option))
     spec = ExperimentSpec(
         space=space,
@@ -153,6 +155,31 @@ def hnas(
         **files,
     }
     _print(summary, json_out)
+    # last, after the run: a refused input still gets its one line on stderr, nothing more
+    _say_deprecated(space, evaluator, dataset, steps, build_option, out, pool_data=pool_data)
+
+
+def _say_deprecated(
+    space: str,
+    evaluator: str,
+    dataset: str,
+    steps: int,
+    build_option: list[str] | None,
+    out: Path,
+    *,
+    pool_data: bool,
+) -> None:
+    """One line on stderr: the search command that runs the same HNAS (``pool_data``: the
+    pool is scored on ``dataset``, not on Gaussian data)."""
+    extra = f" -o data={dataset}" if pool_data else ""
+    extra += "".join(f" --build-option {b}" for b in build_option or [])
+    err_console.print(
+        f"nasforge hnas is deprecated: nasforge search --strategy hnas --space {space} --evaluator "
+        f"{evaluator} --dataset {dataset} --budget-trials {steps} -o steps={steps}{extra} "
+        f"--export {out} does the same",
+        soft_wrap=True,
+        highlight=False,
+    )
 
 
 def _print(summary: dict[str, Any], json_out: bool) -> None:

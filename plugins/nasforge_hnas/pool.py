@@ -35,12 +35,14 @@ import math
 import random
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import attrs
 import numpy as np
 import torch
 
 import nasforge
+from nasforge.kernel.datasets import build_option_names, network_options
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.metric import Metric, MetricContext, MetricInfo
 from nasforge.kernel.option_types import OptionError
@@ -128,6 +130,7 @@ class PoolScorer:
         self.registry = registry
         self.executor = executor
         self._batch: tuple[torch.Tensor, torch.Tensor] | None = None
+        self._num_classes = settings.num_classes
         self._metric: Metric | None = None
         try:  # a kernel the settings cannot form (e.g. bn "decomposed" on every parameter): one line now
             self.kernel = settings.kernel
@@ -158,6 +161,7 @@ class PoolScorer:
                 # the dataset loaded and sampled with the init seed, as load_dataset(...).batch does
                 fb = fixed_batch(s.data, batch_size=s.batch_size, seed=s.init_seed, registry=self.registry)
                 x, y = fb.x, fb.y
+                self._num_classes = fb.num_classes  # the data's, as its networks are built for
             self._batch = (x.to(s.device), y.to(s.device))
         return self._batch
 
@@ -183,7 +187,13 @@ class PoolScorer:
     def job(self) -> PoolJob:
         """What every candidate's scoring shares, as shipped to a worker."""
         x, y = self.batch()
-        return PoolJob(self.space, self.settings, self._metric, self.kernel, x.cpu(), y.cpu())
+        build = dict(self.settings.build)
+        if self.settings.data != "gaussian":  # what a dataset decides (classes, image channels)
+            accepted = build_option_names(self.space)
+            build = {**network_options(tuple(x.shape[1:]), self._num_classes, accepted=accepted), **build}
+        return PoolJob(
+            self.space, self.settings, self._metric, self.kernel, x.cpu(), y.cpu(), build, self._num_classes
+        )
 
     def fill(
         self,
@@ -244,6 +254,9 @@ class PoolJob:
     kernel: KernelSpec
     x: torch.Tensor
     y: torch.Tensor
+    #: ``space.build`` options: the settings' over what the batch's data decides.
+    build: dict[str, Any]
+    num_classes: int
 
 
 def score_pool_chunk(job: PoolJob, chunk: list[tuple[Genotype, float | None]]) -> list[PoolMetrics]:
@@ -251,13 +264,14 @@ def score_pool_chunk(job: PoolJob, chunk: list[tuple[Genotype, float | None]]) -
     fails to build or score gets NaN. The one scoring function of every runner (and of
     :meth:`PoolScorer.score`)."""
     s = job.settings
-    ctx = MetricContext(device=s.device, num_classes=s.num_classes, seed=s.init_seed)
+    ctx = MetricContext(device=s.device, num_classes=job.num_classes, seed=s.init_seed)
     batch = (job.x.to(s.device), job.y.to(s.device))
     out: list[PoolMetrics] = []
     for g, known in chunk:
         start = time.perf_counter()
         try:
-            model = seeded_build(lambda g=g: job.space.build(g, **s.build), s.init_seed).to(s.device).train()
+            model = seeded_build(lambda g=g: job.space.build(g, **job.build), s.init_seed)
+            model = model.to(s.device).train()
             metric, kappa = measure(model, batch, spec=job.kernel, metric=job.metric, ctx=ctx, kappa=known)
         except (RuntimeError, ValueError):  # flagged as NaN; one bad net must not stop a pool
             metric, kappa = math.nan, math.nan

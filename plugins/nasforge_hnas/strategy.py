@@ -13,6 +13,8 @@ from __future__ import annotations
 import random
 from typing import Any, ClassVar
 
+import attrs
+
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.option_types import OptionError
 from nasforge.kernel.progress_log import ProgressLog
@@ -40,6 +42,7 @@ class Hnas(Strategy):
         seed: int = 0,
         settings: HnasSettings | None = None,
         registry: Registry | None = None,
+        build_options: dict[str, Any] | None = None,
         **options: Any,
     ) -> None:
         """Configured by ``settings`` from Python, or by the flat options of the command line
@@ -48,14 +51,22 @@ class Hnas(Strategy):
 
         ``registry`` is the run's (a run hands it over, see ``nasforge.run.spec.construct``): the
         pool looks up a named metric and dataset there, so a caller's own registry is the one
-        used. Without one, the pool takes the core scoring helpers' default (process-wide)."""
+        used. Without one, the pool takes the core scoring helpers' default (process-wide).
+
+        ``build_options`` are the run's network options (``--build-option``): the pool's
+        networks are built with them, under the pool's own ``build`` option, so the network
+        scored is the one the evaluator trains and the export writes."""
         super().__init__(space, objective=objective, seed=seed)
         self.registry = registry
         if settings is not None and options:
             raise OptionError(
                 f"give hnas either settings or options, not both (options: {', '.join(options)})"
             )
-        self.settings = settings if settings is not None else HnasSettings.from_options(options)
+        settings = settings if settings is not None else HnasSettings.from_options(options)
+        if build_options:
+            pool = attrs.evolve(settings.pool, build={**build_options, **settings.pool.build})
+            settings = attrs.evolve(settings, pool=pool)
+        self.settings = settings
         self._scorer: PoolScorer | None = None
         self.pool = ScoredPool()
         draw_seed = self.settings.draw.seed

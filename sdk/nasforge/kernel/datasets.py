@@ -11,6 +11,7 @@ inferred, the same way everywhere. The datasets themselves are registered compon
 from __future__ import annotations
 
 import hashlib
+import inspect
 from collections.abc import Callable, Collection
 from typing import Any, Protocol
 
@@ -119,6 +120,15 @@ def network_options(
     if len(input_shape) == 3 and (accepted is None or "in_channels" in accepted):
         out["in_channels"] = int(input_shape[0])
     return out
+
+
+def build_option_names(space: Any) -> frozenset[str] | None:
+    """Keyword options ``space.build`` takes; None when it takes any (``**cfg``). What the
+    data decides (:func:`network_options`) is filled in only where the space takes it."""
+    params = inspect.signature(space.build).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return None
+    return frozenset(params)
 
 
 def __getattr__(name: str) -> Any:  # names that lived here before the split, found where they went

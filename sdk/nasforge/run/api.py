@@ -61,6 +61,7 @@ def build_spec(
     space_options: dict[str, Any] | None = None,
     strategy_options: dict[str, Any] | None = None,
     evaluator_options: dict[str, Any] | None = None,
+    build_options: dict[str, Any] | None = None,
     executor: str = "inprocess",
     workers: int = 1,
     dedup: bool = True,
@@ -79,7 +80,7 @@ def build_spec(
     training data of a one-shot run or a training evaluator and the benchmark dataset
     otherwise. ``device`` (cpu, cuda, cuda:N) goes to a one-shot strategy, or to an
     ask/tell evaluator that takes one. A one-shot search's length is a strategy option
-    (``epochs``), so a budget is refused.
+    (``epochs``), so a budget is refused. ``build_options`` ({"C": 8}): every network's.
 
     ``objectives`` (``"NAME:max"``, ``"NAME:min"`` or :class:`~nasforge.Objective`) are what
     an ask/tell run optimises, the evaluator's own objective when none are given; two or
@@ -103,6 +104,7 @@ def build_spec(
         space_options=space_options or {},
         strategy_options=strategy_options or {},
         evaluator_options=evaluator_options or {},
+        build_options=build_options or {},
         executor=executor,
         workers=workers,
         dedup=dedup,

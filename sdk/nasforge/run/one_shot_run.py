@@ -105,7 +105,8 @@ def run_one_shot(
     has_bar = "progress" in _init_params(cls)
     if has_bar:
         strategy_options.setdefault("progress", progress)
-    strategy = construct("strategy", cls, strategy_options, offered={"registry": registry}, seed=spec.seed)
+    offered = {"registry": registry, **spec.offered_build()}
+    strategy = construct("strategy", cls, strategy_options, offered=offered, seed=spec.seed)
     if console is not None and hasattr(strategy, "console"):
         strategy.console = console
     search = OneShotSearch(

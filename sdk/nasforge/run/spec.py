@@ -49,7 +49,7 @@ from nasforge.run.goals import check_declared
 from nasforge.run.stopping import rule_texts
 
 #: Constructor parameters only a run supplies (never a user option): see :func:`construct`.
-SUPPLIED_BY_RUN = frozenset({"registry", "data"})
+SUPPLIED_BY_RUN = frozenset({"registry", "data", "build_options"})
 
 
 def _seed(value: Any) -> int:
@@ -112,6 +112,12 @@ class ExperimentSpec:
 
     ``stop`` are the rules that end an ask/tell run early (:mod:`nasforge.run.stopping`),
     any one of which stops it; kept in the spec so a resumed run obeys the same ones.
+
+    ``build_options`` are network options (``C``, ``N``, ``width``...) for every network the
+    run builds: offered to an evaluator or strategy that declares ``build_options`` (its own
+    ``build`` option wins key by key) and used by the export, so the network scored, the
+    one trained and the one exported are the same. Empty (the default) is left out of the
+    journal, as every spec before it was written.
     """
 
     space: str = attrs.field(validator=typed)
@@ -131,12 +137,15 @@ class ExperimentSpec:
     objectives: tuple[str, ...] = attrs.field(default=(), converter=_objectives)
     constraints: tuple[str, ...] = attrs.field(default=(), converter=_constraints)
     stop: tuple[str, ...] = attrs.field(default=(), converter=_stop)
+    build_options: dict[str, Any] = attrs.field(factory=dict, converter=as_dict)
 
     def to_json(self) -> dict[str, Any]:
         data = attrs.asdict(self, recurse=False)
         data["budget"] = self.budget.to_json() if self.budget is not None else None
         data["objectives"], data["constraints"] = list(self.objectives), list(self.constraints)
         data["stop"] = list(self.stop)
+        if not self.build_options:
+            del data["build_options"]
         return data
 
     @classmethod
@@ -272,7 +281,7 @@ class ExperimentSpec:
         evaluator = self.build_evaluator(registry, space, data=data)
         # A multi-fidelity strategy learns the evaluator's full budget (e.g. its epochs)
         # from the run; it follows from the spec, so a resume offers the same one.
-        offered: dict[str, Any] = {"registry": registry}
+        offered: dict[str, Any] = {"registry": registry, **self.offered_build()}
         if data is not None:  # the run's training data, for a strategy that scores on it
             offered["data"] = data
         full = max_fidelity(evaluator)
@@ -289,6 +298,11 @@ class ExperimentSpec:
         )
         executor = build_executor(executor_cls, self.workers, executor_options, registry)
         return space, evaluator, strategy, executor
+
+    def offered_build(self) -> dict[str, Any]:
+        """``build_options`` as offered to a constructor (nothing when there are none, so a
+        component's own defaults stand)."""
+        return {"build_options": dict(self.build_options)} if self.build_options else {}
 
     def build_space(self, registry: Registry) -> Any:
         return construct(
@@ -329,7 +343,7 @@ class ExperimentSpec:
             )
         chosen = dataset if dataset is not None else self.evaluator_dataset(registry)
         options = {k: v for k, v in self.resolve(registry).evaluator_options.items() if k != "dataset"}
-        offered: dict[str, Any] = {"registry": registry, "seed": self.seed}
+        offered: dict[str, Any] = {"registry": registry, "seed": self.seed, **self.offered_build()}
         if data is not None:
             offered["data"] = data
         return construct("evaluator", evaluator_cls, options, space, offered=offered, dataset=chosen)
@@ -364,12 +378,12 @@ def construct(
 ) -> Any:
     """``cls(*args, **fixed, **offered, **options)``, with a bad user option named in one line.
 
-    ``offered`` values (the run's registry, seed, loaded data) reach only a constructor
-    that declares them by name, and a user option of the same name wins; a declared
-    ``registry`` or ``data`` parameter is never a user option (a component that takes a
-    ``data`` option through ``**options``, as HNAS names its pool's data, owns that name).
-    This is how a plugin component gets what it needs of
-    the run without fetching it globally.
+    ``offered`` values (the run's registry, seed, loaded data, network options) reach only
+    a constructor that declares them by name, and a user option of the same name wins; a
+    declared ``registry``, ``data`` or ``build_options`` parameter is never a user option
+    (a component that takes a ``data`` option through ``**options``, as HNAS names its
+    pool's data, owns that name). This is how a plugin component gets what it needs of the
+    run without fetching it globally.
 
     Options are checked against the constructor's signature and type hints first; what
     the constructor itself then rejects (a plugin's own range checks) is re-raised as an

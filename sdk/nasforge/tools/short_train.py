@@ -80,9 +80,11 @@ class ShortTrainEvaluator(Evaluator):
         latency_batch_size: int = 1,
         latency_cache: str | bool = True,
         predictions: bool = False,
+        build_options: dict[str, Any] | None = None,
     ) -> None:
         """``build`` are ``space.build`` options; ``num_classes`` and ``in_channels`` are
-        filled in from the data unless given.
+        filled in from the data unless given. ``build_options`` are the run's network
+        options (``--build-option``), under ``build``: this evaluator's own option wins.
 
         ``latency="onnx"`` adds ``onnx_latency_ms`` to every result, timed with
         ``latency_threads`` threads at batch ``latency_batch_size``: the median of
@@ -109,7 +111,7 @@ class ShortTrainEvaluator(Evaluator):
         self.valid, self.train = data.split(valid_fraction, seed=seed)
         self.epochs, self.batch_size, self.seed, self.device = epochs, batch_size, seed, device
         self.optimiser = SGDConfig(lr=lr, weight_decay=weight_decay)
-        self.build_options = dict(build or {})
+        self.build_options = {**(build_options or {}), **(build or {})}
         for key, value in network_options(data.input_shape, data.num_classes).items():
             self.build_options.setdefault(key, value)
         self.input_shape = data.input_shape

@@ -135,6 +135,7 @@ def search(
         space_options=parse_options(space_option),
         strategy_options=parse_options(option),
         evaluator_options=parse_options(evaluator_option),
+        build_options=parse_options(build_option),
         executor=executor,
         workers=workers,
         objectives=objective,

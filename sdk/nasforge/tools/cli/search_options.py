@@ -152,7 +152,12 @@ ResumeExport = Annotated[
     Path | None, typer.Option("--export", help="Also export the best architecture here.")
 ]
 ExportBuildOptions = Annotated[
-    OptionList, typer.Option("--build-option", help="Network option for --export, e.g. C=16.")
+    OptionList,
+    typer.Option(
+        "--build-option",
+        help="Network option (e.g. C=16) for every network the run builds: the evaluator's, a "
+        "strategy's scoring (hnas, eigennas) and --export.",
+    ),
 ]
 Plot = Annotated[
     Path | None,

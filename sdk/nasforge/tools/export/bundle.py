@@ -7,13 +7,13 @@ output directory the export had to create).
 
 from __future__ import annotations
 
-import inspect
 import os
 from pathlib import Path
 from typing import Any
 
 import attrs
 
+from nasforge.kernel.datasets import build_option_names
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.search_space import BUILD, SearchSpace
 from nasforge.tools.export.genotype_file import write_genotype
@@ -81,12 +81,11 @@ def _network_options(
     build_options: dict[str, Any] | None,
 ) -> dict[str, Any]:
     """Build options matching the data (channels, classes) where ``space.build`` takes them."""
-    params = inspect.signature(space.build).parameters
-    open_ended = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+    accepted = build_option_names(space)
     options: dict[str, Any] = {}
-    if len(input_shape) >= 2 and (open_ended or "in_channels" in params):
+    if len(input_shape) >= 2 and (accepted is None or "in_channels" in accepted):
         options["in_channels"] = input_shape[1]
-    if num_classes is not None and (open_ended or "num_classes" in params):
+    if num_classes is not None and (accepted is None or "num_classes" in accepted):
         options["num_classes"] = num_classes
     options.update(build_options or {})
     return options
