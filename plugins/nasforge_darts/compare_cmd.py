@@ -2,8 +2,7 @@
 
 Added to the CLI by this plugin's command hook, so it goes when the plugin does. A search
 alone needs no command of its own: ``nasforge search --strategy darts|prdarts`` runs it,
-journals it and, with ``--export``, writes the genotype and ONNX files (README.md maps
-the options of the former ``python -m nasforge_darts search``).
+journals it and, with ``--export``, writes the genotype and ONNX files.
 
 Every name (space, table evaluator, training data, the two strategies) resolves through
 the invocation's registry (``command_registry``), handed down to the comparison.

@@ -1,4 +1,4 @@
-"""Eigen-NAS (seed 000; Zhu, Liu, Chrysos, Cevher, NeurIPS 2022): activation/skip search, NTK eigenvalues.
+"""Eigen-NAS (Zhu, Liu, Chrysos, Cevher, NeurIPS 2022): activation/skip search, NTK eigenvalues.
 
 - :class:`MLPResSpace` (space ``mlp-res``): Eq. (1)'s MLP with per-layer activations from
   {relu, leaky_relu, sigmoid, tanh, swish} and per-layer identity skips; build, supernet

@@ -1,4 +1,4 @@
-"""The five candidate activations of seed 000 (Table 1), as torch functions and numpy maps.
+"""The five candidate activations of Eigen-NAS (Table 1), as torch functions and numpy maps.
 
 One definition serves the network, the supernet and the kernel recursion, so the kernel
 that predicts a network's NTK is computed from the very functions the network applies.

@@ -1,4 +1,4 @@
-"""Theorems 1 and 2 of seed 000: bounds on λ_min of the NTK, as closed-form scores.
+"""Theorems 1 and 2 of Eigen-NAS: bounds on λ_min of the NTK, as closed-form scores.
 
 The theorems carry a factor Θ(N/d) that cannot hold as N grows (λ_min ≤ K_ii, which does
 not depend on N; research note §9.3), so the bounds are returned with N/d := 1 and every

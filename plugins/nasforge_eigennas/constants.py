@@ -1,4 +1,4 @@
-"""Table 1 of seed 000: the Hermite coefficient μ_1 and the constants β_1, β_2, β_3.
+"""Table 1 of Eigen-NAS: the Hermite coefficient μ_1 and the constants β_1, β_2, β_3.
 
 The bounds of Theorems 1 and 2 are products of these per-activation constants, so they
 are kept here as the paper states them, with the research note's reading of the garbled

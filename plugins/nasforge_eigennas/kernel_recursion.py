@@ -1,6 +1,6 @@
 """The infinite-width NTK of the activation/skip MLP: Lemma 1 as printed, and corrected.
 
-Seed 000's Lemma 1 gives the limiting kernel of Eq. (1) recursively, but with skips it is
+Eigen-NAS's Lemma 1 gives the limiting kernel of Eq. (1) recursively, but with skips it is
 not the NTK of that network (30-76 % Frobenius error against the empirical kernel at width
 2048, research note §3.2): the input of ``W_l`` is ``f_{l-1}``, whose kernel accumulates the
 skipped features, so the forward factors must be those accumulated kernels; and the

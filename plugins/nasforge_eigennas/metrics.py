@@ -36,7 +36,7 @@ TRACE_SPEC = KernelSpec(output="loss", bn="sample", params="all")
 
 
 class EigenNasTrace(SharedPassMetric):
-    """tr(K)/N of the per-sample loss-gradient Gram (Eigen-NAS, seed 000 §5.2); larger is better."""
+    """tr(K)/N of the per-sample loss-gradient Gram (Eigen-NAS §5.2); larger is better."""
 
     info: ClassVar[MetricInfo] = MetricInfo(
         name="eigennas_trace",

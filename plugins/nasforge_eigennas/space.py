@@ -1,4 +1,4 @@
-"""``mlp-res``: seed 000's search space, per-layer activations and per-layer skip switches.
+"""``mlp-res``: Eigen-NAS's search space, per-layer activations and per-layer skip switches.
 
 A depth-L network (Eq. 1) has L-1 hidden layers, each choosing σ_l from {relu, leaky_relu,
 sigmoid, tanh, swish}, and a skip α_{l-1} ∈ {0, 1} around each hidden layer but the first:
@@ -36,7 +36,7 @@ MAX_DEPTH = 64
 
 
 class MLPResSpace(SearchSpace):
-    """Activation and skip-connection search over a depth-``depth`` MLP (seed 000, Eq. 1)."""
+    """Activation and skip-connection search over a depth-``depth`` MLP (Eigen-NAS, Eq. 1)."""
 
     name: ClassVar[str] = SPACE_NAME
     version: ClassVar[str] = "1"

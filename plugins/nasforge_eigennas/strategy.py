@@ -1,6 +1,6 @@
 """The ``eigennas`` ask/tell strategy: score a pool training-free, ask its top-k, keep the best.
 
-Eigen-NAS (seed 000 §5.2, following KNAS): rank candidates by the trace of the empirical
+Eigen-NAS (§5.2, following KNAS): rank candidates by the trace of the empirical
 kernel, an O(N) upper-bound proxy of λ_min(NTK), keep the top-k, and return the one the
 evaluator rates best; under the benchmark protocol that is the best *validation* accuracy,
 and the run reports the chosen cell's test accuracy (the evaluator's ``reported``).

@@ -1,6 +1,6 @@
 """The weight-sharing MLP under the core's supernet contract: two cells, searched independently.
 
-Seed 000 searches activations and skips "independently" (§5.1): a softmax over the five
+Eigen-NAS searches activations and skips "independently" (§5.1): a softmax over the five
 activations per hidden layer and a relaxed skip weight per skipped layer. That is two
 architecture tensors, one :class:`~nasforge.CellTopology` each, both chains of
 ``OneOpPerEdge`` rows:

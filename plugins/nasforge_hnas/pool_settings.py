@@ -37,10 +37,9 @@ HNAS_CODE_KERNEL: dict[str, str] = {
 }
 
 #: HNAS's own M_Trace = √(tr Θ/m) (thesis eq. 7.4), computed with κ from one NTK under the
-#: pool's kernel settings; any other ``metric`` names a registered metric. It used to share
-#: its name with the zerocost plugin's NTK-trace metric, which an old ``metric`` option of
-#: that name now selects: the same quantity with that metric's own kernel defaults, computed
-#: in a second NTK pass (README: "metric was renamed").
+#: pool's kernel settings; any other ``metric`` names a registered metric. ``ntk_trace`` is
+#: the zerocost plugin's NTK-trace metric: the same quantity with that metric's own kernel
+#: defaults, computed in a second NTK pass.
 M_TRACE = "m_trace"
 
 

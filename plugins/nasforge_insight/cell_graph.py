@@ -1,4 +1,4 @@
-"""A discrete cell as a graph, and its width and depth as seed 001 chapter 4 defines them.
+"""A discrete cell as a graph, and its width and depth as Shu's thesis (ch. 4) defines them.
 
 The thesis finds that NAS algorithms pick *wide and shallow* cells. Width is "the total
 width of the intermediate nodes that are connected to the input nodes": a node whose

@@ -82,7 +82,7 @@ def insight(
     quiet: Quiet = False,
 ) -> None:
     """Why did the search choose this? Cell width/depth, gradient variance, loss landscape and
-    convergence of genotypes, side by side on one HTML page (seed 001, chapter 4).
+    convergence of genotypes, side by side on one HTML page (Shu's thesis, ch. 4).
 
     Example: nasforge insight DARTS_V2 --variants 4 --build-option C=8 --build-option layers=5
     --build-option auxiliary=false --epochs 8 --out report/

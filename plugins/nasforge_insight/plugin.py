@@ -1,4 +1,4 @@
-"""nasforge entry point ``insight``: the ``nasforge insight`` command (seed 001, chapter 4)."""
+"""nasforge entry point ``insight``: the ``nasforge insight`` command (Shu's thesis, ch. 4)."""
 
 from __future__ import annotations
 

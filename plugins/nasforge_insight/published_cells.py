@@ -1,4 +1,4 @@
-"""The five published cells of seed 001 chapter 4 (Fig. 4.1), as their authors released them.
+"""The five published cells of Shu's thesis, ch. 4 (Fig. 4.1), as their authors released them.
 
 Text from the authors' repository (shuyao95/Understanding-NAS, ``genotypes.py``), which
 trains exactly these for the chapter; SNAS is its "mild" cell, DARTS its second-order

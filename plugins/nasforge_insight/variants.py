@@ -1,4 +1,4 @@
-"""Random variants of a cell, exactly as seed 001 describes them (Appendix A.1.2).
+"""Random variants of a cell, exactly as Shu's thesis describes them (Appendix A.1.2).
 
 *Connection variants*: "we fix the partial order of intermediate nodes and their
 accompanying operations. We then replace the source node of their associated operations

@@ -1,4 +1,4 @@
-"""Simplex weight-sharing activation search and its arg-max diagnostic (seed 003).
+"""Simplex weight-sharing activation search and its arg-max diagnostic (Roberts et al.).
 
 Roberts, Liang and Sala show that, for a layer whose candidate activations are mixed by a
 point alpha of the simplex under shared weights, each candidate's loss with those weights

@@ -1,4 +1,4 @@
-"""``act-mlp``: an MLP whose hidden layers each pick an activation (seed 003's search space).
+"""``act-mlp``: an MLP whose hidden layers each pick an activation (Roberts et al.'s search space).
 
 A genotype is one activation name per hidden layer, written ``relu|tanh|swish``; with the
 default five candidates and three layers that is 5^3 = 125 networks. The space is small

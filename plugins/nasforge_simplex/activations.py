@@ -6,7 +6,7 @@ exported network and a diagnostic fixture. Every entry is an ``nn.Module`` built
 ops ONNX exports (swish is ``nn.SiLU``), because a searched network must export.
 
 LeakyReLU's slope is a parameter, not a constant: the paper fixes none; PyTorch's default
-0.01 is the space's default, while the seed-003 fixtures use 0.1 (research note, ambiguity
+0.01 is the space's default, while the research note's fixtures use 0.1 (its ambiguity
 17). Either way leaky_relu is a near-duplicate of relu, the case the diagnostic warns about.
 """
 
@@ -33,7 +33,7 @@ _FACTORIES: dict[str, Callable[[float], nn.Module]] = {
 
 #: Every activation a layer may pick, in a fixed order (the space's ``op_names``).
 ACTIVATIONS: tuple[str, ...] = tuple(_FACTORIES)
-#: The default candidate set: the issue's {ReLU, LeakyReLU, Sigmoid, Tanh, Swish}.
+#: The default candidate set, {ReLU, LeakyReLU, Sigmoid, Tanh, Swish}; the paper fixes none.
 DEFAULT_OPS: tuple[str, ...] = ("relu", "tanh", "leaky_relu", "sigmoid", "swish")
 #: PyTorch's LeakyReLU slope, the space's default.
 DEFAULT_NEGATIVE_SLOPE = 0.01

@@ -1,4 +1,4 @@
-"""``simplex``: weight-sharing search with architecture parameters on the simplex (seed 003).
+"""``simplex``: weight-sharing search with architecture parameters on the simplex (Roberts et al.).
 
 One strategy covers the family the paper reasons about: DARTS (softmax logits, Adam) and
 GAEA (exponentiated gradient) as parameterisations, plus Euclidean projection; first-order

@@ -23,7 +23,7 @@ from nasforge.kernel.seeding import seeded_generator
 from nasforge_simplex.activations import apply_activation, check_ops
 from nasforge_simplex.consistency import ConsistencyReport, consistency_report
 
-#: LeakyReLU's slope in the seed-003 fixtures (research note, A17).
+#: LeakyReLU's slope in the research note's fixtures (A17).
 FIXTURE_NEGATIVE_SLOPE = 0.1
 
 

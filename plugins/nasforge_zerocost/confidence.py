@@ -1,7 +1,7 @@
 """Confidence intervals for the validation figures: how far a sample's ρ can be trusted.
 
 A correlation measured on a few hundred cells moves by several hundredths from sample to
-sample (issue 11: fisher scored 0.19 to 0.42 on different small samples), so every
+sample (fisher has scored 0.19 to 0.42 on different small samples), so every
 measured figure is reported with an interval:
 
 - Spearman's ρ: Fisher's z with the Bonett-Wright variance (1 + ρ²/2)/(n - 3), the usual

@@ -61,7 +61,7 @@ class Grasp(SharedPassMetric):
     Higher is better: the sign convention under which the zero-cost-nas table reports a
     positive NAS-Bench-201 correlation (0.514 on CIFAR-10). The sign is not fixed: 16 of
     200 NAS-Bench-201 cells score below zero at C=16 on a Gaussian batch of 16 (12 of 40
-    in issue 11's audit). HNAS's thesis
+    on a smaller sample). HNAS's thesis
     uses the magnitude, M_GraSP = |mean θᵀHg|, and so does its code (``abs`` of every
     metric), so HNAS's pool takes |M| of this metric; here the signed form ranks.
     """

@@ -2,12 +2,12 @@
 
 Both are ‖m⁻¹ Σ_i ∇_θℓ_i‖², the squared norm of the mean per-sample loss gradient over
 all trainable parameters. They differ in what "per-sample" means on a BatchNorm network,
-and the values do not transfer (issue 11: ratio 0.06-1.28 between the two on
-NAS-Bench-201 cells, so a NASI ν tuned on one is meaningless for the other):
+and the values do not transfer (``nasi_proxy`` is 1.0 to 31.6 times ``knas`` on 200
+NAS-Bench-201 cells, RESULTS.md, so a NASI ν tuned on one is meaningless for the other):
 
 - ``knas``: the KNAS paper's MGM formula, each sample forwarded alone in train mode
   (batch size 1, BatchNorm on that sample's own statistics). It is the paper's formula,
-  not the statistic KNAS's public code computes: per the research note (seed 000 §6.C),
+  not the statistic KNAS's public code computes: per the Eigen-NAS research note (§6.C),
   that code keeps the first 100 gradient entries of at most 11 parameter tensors and sums
   centred split-half products of 50 single-sample gradients, a covariance-like number
   that is not the mean of the Gram matrix. That statistic is not implemented here.

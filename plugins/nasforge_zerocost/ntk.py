@@ -1,8 +1,8 @@
 """Empirical-NTK metrics: trace (HNAS), condition number (TE-NAS), smallest eigenvalue.
 
 Which kernel Θ = J Jᵀ is a preset (``nasforge.tools.backends.PRESETS``), and the numbers depend
-on it strongly (issue 11: Spearman 0.59 between the TE-NAS kernel's κ and the per-sample
-one's on NAS-Bench-201). A metric that carries a paper's name defaults to that paper's
+on it strongly (Spearman 0.59 between the TE-NAS kernel's κ and the per-sample one's on
+NAS-Bench-201 cells). A metric that carries a paper's name defaults to that paper's
 kernel:
 
 - ``ntk_cond`` (TE-NAS): preset ``tenas``, Σ logits of each sample through the train-mode
@@ -11,7 +11,7 @@ kernel:
   code's per-layer decomposition of one batch backward, Conv/Linear weights and biases;
 - ``ntk_lambda_min``, ``ntk_trace_per_sample``, ``ntk_cond_per_sample``: preset
   ``per-sample`` (Σ logits, each sample forwarded alone, every parameter): label-free,
-  the cheapest, and nasforge's NTK default before the presets existed.
+  the cheapest.
 
 ``preset=`` picks another preset and ``output``/``bn``/``params`` override single settings;
 a non-default choice goes into the metric's label and so its cache key. Metrics on one
@@ -151,7 +151,7 @@ class NTKConditionPerSample(NTKCondition):
 class NTKLambdaMin(_KernelMetric):
     """λ_min of the empirical NTK (per-sample kernel), higher is better.
 
-    The quantity Eigen-NAS's theory (seed 000) bounds, with a generalisation bound of
+    The quantity Eigen-NAS's theory bounds, with a generalisation bound of
     order √(1/λ_min); it is not the Eigen-NAS score, which ranks by the trace of the
     loss-gradient Gram matrix, an O(N) upper-bound proxy of λ_min.
     """

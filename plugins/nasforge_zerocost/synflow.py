@@ -36,7 +36,7 @@ class Synflow(SharedPassMetric):
     drops BN only where its ``use_bn`` flag reaches, and its reduction blocks build their
     ReLUConvBN with BN regardless, so the published score keeps (train-mode) BN in the two
     reduction blocks; this removes every BN. The ranking is unaffected (Spearman 0.9998
-    between the two on NAS-Bench-201 cells, issue 11).
+    between the two on NAS-Bench-201 cells).
     """
 
     info: ClassVar[MetricInfo] = MetricInfo(

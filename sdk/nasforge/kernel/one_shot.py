@@ -4,7 +4,7 @@ These do not fit ask/tell: they train a supernet and read an architecture off it
 every such method needs of the run it is part of lives here, once: the training data (an
 instance, or a dataset name looked up in the run's registry), its reproducible split into
 the weights' and the architecture's parts, the device (checked before any work), and a
-progress bar on the run's console. Each first-party method used to carry its own copy.
+progress bar on the run's console.
 """
 
 from __future__ import annotations
