@@ -1,19 +1,12 @@
-"""`nasforge hnas` (deprecated): ``nasforge search --strategy hnas`` does what it did.
+"""`nasforge hnas`: a deprecated name for ``nasforge search --strategy hnas``.
 
-It was the one way to run HNAS on a small dataset, because only here did the network
-options (``--build-option``) reach all three places that build networks: the pool's
-training-free scoring, the evaluator's short training and the export. A run's
-``--build-option`` now reaches every builder, so a plain search does the same:
 ``nasforge search --strategy hnas --evaluator short-train --dataset digits -o data=digits
---build-option C=8 --build-option N=1 --export OUT`` (``-o data=`` scores the pool on that
-dataset; without it, on Gaussian data). The command stays, saying so on stderr, and runs
-exactly what it ran before, so its runs and journals are unchanged.
-
-Every name resolves through the invocation's registry (``command_registry``), which the
-run and the strategy's pool then use too. The summary reports as ``nasforge search`` does:
-the optimised objective's value and, where the evaluator's protocol reports another
-objective for the chosen architecture (nb201-table: validation chooses, test is
-reported), that one too, with every objective of the best trial.
+--build-option C=8 --build-option N=1 --export OUT`` is the same search: the run's network
+options reach the pool's training-free scoring, the evaluator's short training and the
+export, and ``-o data=`` scores the pool on that dataset (Gaussian data without it). This
+command builds that search from its own flags, runs it, and says on stderr which search
+command does the same (the same trials and best; its journal records its own flags, as
+it always did, so its earlier runs resume unchanged).
 """
 
 from __future__ import annotations
