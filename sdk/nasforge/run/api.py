@@ -116,14 +116,7 @@ def build_spec(
     )
     has_budget = trials is not None or seconds is not None or simulated_seconds is not None
     if spec.is_one_shot(registry):
-        if has_budget:
-            raise NasforgeError(f"'{strategy}' is one-shot: set its length with -o epochs=N, not a budget")
-        if spec.objectives or spec.constraints:
-            raise NasforgeError(
-                f"'{strategy}' is one-shot: objectives and constraints apply to ask/tell strategies"
-            )
-        if spec.stop:
-            raise NasforgeError(f"'{strategy}' is one-shot: stop rules apply to ask/tell strategies")
+        _refuse_ask_tell_settings(spec, has_budget)
         spec = _with_default_data(spec.resolve(registry), registry)
         return _checked(_with_device(spec, device, registry), registry)
     if evaluator is None:
@@ -145,6 +138,22 @@ def build_spec(
     return _checked(
         _with_device(_with_default_data(spec.resolve(registry), registry), device, registry), registry
     )
+
+
+def _refuse_ask_tell_settings(spec: ExperimentSpec, has_budget: bool) -> None:
+    """A one-shot search's length is its strategy's option; budgets, objectives,
+    constraints and stop rules belong to ask/tell runs, so each is refused in one line."""
+    what = (
+        "set its length with -o epochs=N, not a budget"
+        if has_budget
+        else "objectives and constraints apply to ask/tell strategies"
+        if spec.objectives or spec.constraints
+        else "stop rules apply to ask/tell strategies"
+        if spec.stop
+        else None
+    )
+    if what is not None:
+        raise NasforgeError(f"'{spec.strategy}' is one-shot: {what}")
 
 
 def _with_default_data(spec: ExperimentSpec, registry: Registry) -> ExperimentSpec:
