@@ -129,3 +129,27 @@ def test_the_issues_command_runs(tmp_path) -> None:
     argv += ["--budget-trials", "6", "--run-dir", str(tmp_path / "r"), "-q", "--json"]
     out = subprocess.run(argv, capture_output=True, text=True, check=True)
     assert json.loads(out.stdout)["trials"] == 6
+
+
+def test_training_free_metrics_score_on_it_and_on_a_file(cli, tmp_path) -> None:
+    common = ["score", "--space", "nb201", "--sample", "2", "-m", "synflow", "-m", "naswot", "--json"]
+    common += ["--build-option", "C=4", "--build-option", "N=1", "--batch-size", "16"]
+    scores = cli(*common, "--data", "mnist1d", ok=True).json()
+    assert scores  # one row per genotype and metric, finite or flagged
+    data = load_mnist1d()
+    np.savez(tmp_path / "mine.npz", x=data.x[:64].numpy(), y=data.y[:64].numpy())
+    assert cli(*common, "--data", tmp_path / "mine.npz", ok=True).json()
+
+
+@pytest.mark.parametrize("strategy", ["darts", "nesbs"])
+def test_one_shot_strategies_search_on_it(cli, tmp_path, strategy: str) -> None:
+    options = {
+        "darts": ["-o", "epochs=1", "-o", 'supernet={"C": 4, "N": 1}'],
+        "nesbs": ["-o", "supernet_epochs=1", "-o", "posterior_steps=3", "-o", "svgd_steps=5"]
+        + ["-o", "iterations=1", "-o", 'supernet={"C": 4, "N": 1}', "-o", "max_batches=2"],
+    }[strategy]
+    run = cli(
+        "search", "--space", "nb201", "--strategy", strategy, "--train-data", "mnist1d", *options,
+        "--run-dir", tmp_path / "r", "-q", "--json", ok=True,
+    )  # fmt: skip
+    assert run.json()["best"]
