@@ -18,7 +18,7 @@ from typing import Any
 
 import attrs
 
-from nasforge.tools.scoring.stats import spearman
+from nasforge.tools.scoring import spearman
 
 
 @attrs.frozen
