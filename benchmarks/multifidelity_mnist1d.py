@@ -64,7 +64,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--max-epochs", type=int, default=9)
     p.add_argument("--random-trials", type=int, default=12)
     p.add_argument("--brackets", type=int, default=4, help="SH and Hyperband brackets (4: about 105 epochs)")
-    p.add_argument("--median-trials", type=int, default=16)
+    p.add_argument(
+        "--median-trials",
+        type=int,
+        default=65,
+        help="trials of median pruning (65: about random's epochs; after 5 complete trainings it stops "
+        "most at epoch 1)",
+    )
     p.add_argument("--C", type=int, default=8)
     p.add_argument("--N", type=int, default=1)
     p.add_argument("--methods", default=",".join(METHODS))

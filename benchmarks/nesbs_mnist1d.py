@@ -12,7 +12,8 @@ on MNIST-1D's training split (its test split touched by no search or selection):
    split, Spearman of their supernet NLL with their selection-split error (thesis Table
    5.6, n = 1: 0.65);
 3. the Fig. 5.3 analogue (all seeds): for each sampler (URS-T, NESBS-MC, NESBS-SVGD-RD at
-   every delta of the research note's grid, and "auto", the best over the grid), T = 1 ..
+   every delta of the research note's grid, and "auto", the best over the grid, which scores
+   6 T candidates), T = 1 ..
    ``--budgets`` candidate ensembles of n = 3, the one with the lowest selection-split NLL
    kept; its ensemble NLL estimated with supernet weights on the test split, against T;
    beside it the single best architecture of the same T x n uniform ones;
@@ -167,7 +168,7 @@ def figure_53(seed: Seed) -> dict[str, Any]:
     streams |= {f"svgd {d:+.2f}": ("svgd-rd", d) for d in DELTA_GRID}
     drawn = {name: seed.candidates(s, d, args.budgets, k) for k, (name, (s, d)) in enumerate(streams.items())}
     out: dict[str, Any] = {}
-    for name, cands in [*drawn.items(), ("svgd auto", None)]:
+    for name, cands in [*drawn.items(), ("svgd auto (6T)", None)]:
         rows = []
         for t in range(1, args.budgets + 1):
             if cands is None:  # the best over every delta's first t candidates (t * 6 of them)
