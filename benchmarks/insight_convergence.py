@@ -1,20 +1,26 @@
-"""Seed 001 chapter 4 on digits: does the widest, shallowest cell train faster?
+"""Seed 001 chapter 4: do wider, shallower cells converge faster?
 
-DARTS_V2 (normal cell 3.5c, 3) and its connection variants 1..10 drawn as the thesis
-describes (the authors' seeds); of those, the widest-shallowest and the
-narrowest-deepest normal cells are trained from scratch beside DARTS_V2 with the
-chapter's recipe (SGD, momentum 0.9, wd 3e-4, cosine, clip 5, batch 64, no
-regularisation) on sklearn digits, DARTS evaluation network C=8, 5 cells, no auxiliary
-head, for each seed. Everything runs through ``nasforge insight``'s pipeline, so the same
-page (index.html), PNGs and report.json land in ``--out``.
+Two studies, both through ``nasforge insight``'s pipeline (the same page, PNGs and
+report.json land in ``--out``), each network trained from scratch with the chapter's
+recipe (SGD, momentum 0.9, wd 3e-4, cosine, clip 5, batch 64, no regularisation), DARTS
+evaluation network C=8, 5 cells, no auxiliary head:
 
-Printed: each genotype's mean training loss per epoch over the seeds, the mean over
-epochs (area under the curve) per seed, and the chapter's trend: in how many seeds the
-widest-shallowest variant's training loss fell faster (smaller area) than the
-narrowest-deepest one's.
+- ``--study extremes`` (the default; digits): DARTS_V2 and, of its connection variants
+  1..10 drawn as the thesis describes (the authors' seeds), the widest-shallowest and the
+  narrowest-deepest. Printed: training loss per epoch, its mean over epochs per seed, and
+  in how many seeds the widest variant's fell faster than the deepest one's.
+- ``--study all`` (``--dataset mnist1d``): every published cell the DARTS space builds
+  with all its connection variants 1..10; the trend statistic over all of them: the rank
+  correlation of the normal cell's width (and depth) with the mean held-out loss over the
+  epochs (what the thesis plots) and with the mean training loss, with a bootstrap 95 %
+  interval over genotypes; per family, the same within the family. NASNet, AmoebaNet and
+  ENAS have five intermediate nodes and ops (7x7, 7x1-1x7 convolutions) the DARTS space
+  does not hold, so they are listed by their cell width and depth only.
 
-    NASFORGE_THREADS=1 nice -n 5 python benchmarks/insight_convergence.py   # ~10 min, loaded core
+    NASFORGE_THREADS=1 nice -n 5 python benchmarks/insight_convergence.py   # digits, ~10 min
     python benchmarks/insight_convergence.py --epochs 2 --seeds 0 --limit 600   # a quick look
+    nice -n 15 python benchmarks/insight_convergence.py --study all --dataset mnist1d --seeds 0,1,2,3,4 \\
+        --grid 5 --samples 128 --out runs/insight-mnist1d
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import statistics
 import time
 from pathlib import Path
 
@@ -30,54 +37,79 @@ import torch
 from nasforge import get_registry
 from nasforge.kernel.datasets import load_dataset
 from nasforge_insight.convergence import ProbeSettings
-from nasforge_insight.published_cells import DARTS_V2
-from nasforge_insight.report import InsightSettings, run_insight
-from nasforge_insight.subjects import extreme_variants, resolve
+from nasforge_insight.published_cells import DARTS_V2, PUBLISHED
+from nasforge_insight.report import InsightSettings, Report, run_insight
+from nasforge_insight.subjects import Subject, extreme_variants, resolve, with_variants
+from nasforge_insight.trend import trend
+
+#: The published cells (Fig. 4.1) the DARTS space builds: four intermediate nodes, DARTS's ops.
+BUILT = ("DARTS_V2", "SNAS_MILD")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--study", choices=("extremes", "all"), default="extremes")
+    parser.add_argument("--dataset", default="digits")
     parser.add_argument("--seeds", default="0,1,2")
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--lr", type=float, default=0.025)
     parser.add_argument("--variants", type=int, default=10)
-    parser.add_argument("--limit", type=int, default=None, help="use at most this many digits")
+    parser.add_argument("--limit", type=int, default=None, help="use at most this many samples")
     parser.add_argument("--C", type=int, default=8)
     parser.add_argument("--layers", type=int, default=5)
     parser.add_argument("--grid", type=int, default=11)
+    parser.add_argument("--samples", type=int, default=256)
     parser.add_argument("--out", type=Path, default=Path("runs/insight-convergence"))
     parser.add_argument("--plot", type=Path, default=None, help="also copy the convergence PNG here")
     args = parser.parse_args()
     torch.set_num_threads(int(os.environ.get("NASFORGE_THREADS", "1")))
 
     registry = get_registry()
-    base = resolve(DARTS_V2, registry, label="DARTS_V2")
-    widest, deepest = extreme_variants(base, args.variants)
+    if args.study == "extremes":
+        base = resolve(DARTS_V2, registry, label="DARTS_V2")
+        subjects = [base, *extreme_variants(base, args.variants)]
+    else:
+        subjects = []
+        for name in BUILT:
+            base = resolve(PUBLISHED[name], registry, label=name)
+            subjects += [base, *with_variants(base, args.variants)]
     settings = InsightSettings(
         probe=ProbeSettings(epochs=args.epochs, lr=args.lr, limit=args.limit),
         seeds=tuple(int(s) for s in args.seeds.split(",")),
         build={"C": args.C, "layers": args.layers, "auxiliary": False},
+        samples=args.samples,
         landscape_steps=args.grid,
     )
     start = time.perf_counter()
-    report = run_insight([base, widest, deepest], load_dataset("digits"), settings, args.out)
+    report = run_insight(subjects, load_dataset(args.dataset, registry=registry), settings, args.out)
     seconds = time.perf_counter() - start
-
     print(
-        f"digits, DARTS network C={args.C}, {args.layers} cells, lr {args.lr}, {args.epochs} epochs, "
-        f"seeds {args.seeds}; variants 1..{args.variants} of DARTS_V2 ({seconds:.0f} s)"
+        f"{args.dataset}, DARTS network C={args.C}, {args.layers} cells, lr {args.lr}, {args.epochs} epochs, "
+        f"seeds {args.seeds}; {len(subjects)} genotypes ({seconds:.0f} s)"
     )
-    print()
-    print(f"{'genotype':<38} {'normal cell':>11}  mean training loss per epoch (over seeds)")
+    if args.study == "extremes":
+        extremes(report, args)
+    else:
+        everything(report, subjects, args)
+    for caution in report.cautions:
+        print(f"caution: {caution}")
+    if args.plot is not None and report.convergence_png is not None:
+        args.plot.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(report.convergence_png, args.plot)
+        print(f"convergence plot copied to {args.plot}")
+    print(f"page: {report.html}")
+
+
+def extremes(report: Report, args: argparse.Namespace) -> None:
+    print(f"\n{'genotype':<38} {'normal cell':>11}  mean training loss per epoch (over seeds)")
     for r in report.results:
         per_epoch = [sum(c.epoch_loss[e] for c in r.curves) / len(r.curves) for e in range(args.epochs)]
         print(
             f"{r.subject.label:<38} {r.subject.cells[0].shape().label():>11}  "
             + " ".join(f"{v:.3f}" for v in per_epoch)
         )
-    print()
     print(
-        f"{'genotype':<38} {'AUC per seed':<28} {'mean +- sd':>16} {'held-out acc %':>15} "
+        f"\n{'genotype':<38} {'AUC per seed':<28} {'mean +- sd':>16} {'held-out acc %':>15} "
         f"{'grad var (trained)':>19}"
     )
     for r in report.results:
@@ -90,17 +122,55 @@ def main() -> None:
         )
     wide, deep = report.results[1], report.results[2]
     faster = sum(a.auc < b.auc for a, b in zip(wide.curves, deep.curves, strict=True))
-    print()
+    assert wide.summary is not None and deep.summary is not None
     print(
-        f"trend (chapter 4): the widest-shallowest variant's training loss fell faster (smaller mean "
+        f"\ntrend (chapter 4): the widest-shallowest variant's training loss fell faster (smaller mean "
         f"over epochs) than the narrowest-deepest one's in {faster}/{len(wide.curves)} seeds; "
         f"epoch-1 loss {wide.summary.first_epoch:.3f} vs {deep.summary.first_epoch:.3f}"
-    )  # type: ignore[union-attr]
-    if args.plot is not None and report.convergence_png is not None:
-        args.plot.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(report.convergence_png, args.plot)
-        print(f"convergence plot copied to {args.plot}")
-    print(f"page: {report.html}; figures: {', '.join(str(p) for p in report.figure_paths)}")
+    )
+
+
+def everything(report: Report, subjects: list[Subject], args: argparse.Namespace) -> None:
+    print(
+        f"\n{'genotype':<24} {'normal':>8} {'params':>8} {'held-out loss/epoch (mean)':>28} "
+        f"{'± sd seeds':>10} {'train loss/epoch':>17} {'held-out acc %':>15}"
+    )
+    for r in report.results:
+        s = r.summary
+        assert s is not None
+        print(
+            f"{r.subject.label:<24} {r.subject.cells[0].shape().label():>8} {r.parameters:>8,} "
+            f"{s.held_out_auc:>28.4f} {s.held_out_auc_std:>10.4f} {s.auc:>17.4f} "
+            f"{100 * s.test_accuracy:>15.1f}"
+        )
+    print("\nTrend over all trained genotypes (bootstrap 95 % interval over genotypes):")
+    for t in report.trends:
+        print(f"  {t.describe()}")
+    print("Within each family:")
+    for name in BUILT:
+        family = [
+            r for r in report.results if r.subject.label.split(" ")[0] == name and r.summary is not None
+        ]
+        found = trend(
+            [(r.subject.cells[0].shape().width, r.summary.held_out_auc) for r in family],
+            x="width",
+            y="mean held-out loss",
+        )
+        if found is not None:
+            print(f"  {name}: {found.describe()}")
+    print("(wider converging faster is a negative correlation with the mean loss)")
+    others = [name for name in PUBLISHED if name not in BUILT]
+    shapes = {name: resolve(PUBLISHED[name], get_registry()).cells[0].shape().label() for name in others}
+    print(
+        "Not trained (five intermediate nodes and ops the DARTS space does not hold; cell width, "
+        "depth only): " + ", ".join(f"{k} {v}" for k, v in shapes.items())
+    )
+    accuracies = [r.summary.test_accuracy for r in report.results if r.summary is not None]
+    print(
+        f"Held-out accuracy over the {len(accuracies)} genotypes: median "
+        f"{100 * statistics.median(accuracies):.1f} %, "
+        f"range {100 * min(accuracies):.1f}-{100 * max(accuracies):.1f} %"
+    )
 
 
 if __name__ == "__main__":

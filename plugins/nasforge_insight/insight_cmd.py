@@ -4,7 +4,8 @@ of a set of genotypes, side by side on one static HTML page.
 Any genotype of any registered space that can build it (the space is found by parsing;
 ``--space`` names it), a published cell's name (``DARTS_V2``, ``NASNet``, ...), or a cell in
 its authors' ``Genotype(...)`` text (cell diagnostics only). ``--variants K`` adds the
-thesis's connection variants 1..K of the first genotype, the comparison chapter 4 makes.
+thesis's connection variants 1..K of the first genotype, the comparison chapter 4 makes;
+``--op-variants K`` its operation variants 1..K (same topology, ops redrawn).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from nasforge.kernel.datasets import load_dataset
@@ -24,7 +26,7 @@ from nasforge.tools.cli.options import parse_options
 from nasforge.tools.cli.output import out_console, print_json
 from nasforge_insight.convergence import ProbeSettings
 from nasforge_insight.report import InsightSettings, run_insight
-from nasforge_insight.subjects import extreme_variants, labelled, resolve, with_variants
+from nasforge_insight.subjects import extreme_variants, labelled, resolve, with_op_variants, with_variants
 
 
 def _seeds(text: str) -> tuple[int, ...]:
@@ -57,6 +59,12 @@ def insight(
     ] = None,
     variants: Annotated[
         int, typer.Option(min=0, help="Add the thesis's connection variants 1..K of the first genotype.")
+    ] = 0,
+    op_variants: Annotated[
+        int,
+        typer.Option(
+            min=0, help="Add the thesis's operation variants 1..K of the first genotype (ops redrawn)."
+        ),
     ] = 0,
     extremes: Annotated[
         bool,
@@ -105,8 +113,10 @@ def insight(
     ]
     if extremes and not variants:
         raise NasforgeError("--extremes chooses among --variants K: give K >= 2")
+    first = subjects[0]
     if variants:
-        subjects += (extreme_variants if extremes else with_variants)(subjects[0], variants)
+        subjects += (extreme_variants if extremes else with_variants)(first, variants)
+    subjects += with_op_variants(first, op_variants)
     if out.exists() and not out.is_dir():
         raise NasforgeError(f"--out {out} is a file, not a directory")
     report = run_insight(subjects, data, settings, out)
@@ -125,4 +135,8 @@ def insight(
             "-" if r.variance_trained is None else f"{r.variance_trained.value:.4g}",
         )
     out_console.print(table)
+    for trend in report.trends:
+        out_console.print(trend.describe(), markup=False)
+    for caution in report.cautions:
+        out_console.print(f"[yellow]caution:[/] {escape(caution)}")
     out_console.print(f"report: {report.html}")

@@ -23,7 +23,7 @@ from nasforge_insight.cell_graph import CellGraph
 from nasforge_insight.cell_text import parse_cells
 from nasforge_insight.published_cells import PUBLISHED
 from nasforge_insight.space_cells import cell_graphs
-from nasforge_insight.variants import connection_variants
+from nasforge_insight.variants import connection_variants, operation_variant
 
 
 @attrs.frozen
@@ -116,6 +116,21 @@ def with_variants(subject: Subject, count: int) -> list[Subject]:
     ):
         cells = cell_graphs(subject.space, g)
         out.append(Subject(f"{subject.label} CONN{seed}", subject.space.format(g), cells, subject.space, g))
+    return out
+
+
+def with_op_variants(subject: Subject, count: int) -> list[Subject]:
+    """The thesis's operation variants 1..count of ``subject`` (OPS1..: every present edge's op
+    redrawn, the topology kept), as the authors seed them."""
+    if count <= 0:
+        return []
+    if subject.space is None or subject.genotype is None:
+        raise NasforgeError(f"'{subject.label}' is cell text only: variants need a space to build them")
+    out = []
+    for seed in range(1, count + 1):
+        g = operation_variant(subject.space, subject.genotype, seed)
+        cells = cell_graphs(subject.space, g)
+        out.append(Subject(f"{subject.label} OPS{seed}", subject.space.format(g), cells, subject.space, g))
     return out
 
 

@@ -1,4 +1,5 @@
-"""Candidate ensembles from the fitted posterior: MC sampling or SVGD-RD (Algorithms 5.2, 5.3)."""
+"""Candidate ensembles: from the fitted posterior by MC sampling or SVGD-RD (Algorithms 5.2,
+5.3), or uniformly at random, the thesis's URS baseline (Fig. 5.3), which ignores the posterior."""
 
 from __future__ import annotations
 
@@ -9,12 +10,17 @@ from nasforge_nesbs.mixture import initial_particles, project, relaxed_log_prob
 from nasforge_nesbs.posterior import ArchPosterior
 from nasforge_nesbs.svgd import svgd_rd
 
-SAMPLERS = ("svgd-rd", "mc")
+SAMPLERS = ("svgd-rd", "mc", "uniform")
 
 
 def mc_ensemble(posterior: ArchPosterior, n: int, generator: torch.Generator) -> list[Assignment]:
     """n i.i.d. draws from p_alpha (duplicates allowed, A13)."""
     return posterior.sample(n, generator)
+
+
+def uniform_ensemble(posterior: ArchPosterior, n: int, generator: torch.Generator) -> list[Assignment]:
+    """n uniform draws over the encoding (URS): the baseline that uses no posterior."""
+    return [posterior.encoding.uniform(generator) for _ in range(n)]
 
 
 def svgd_ensemble(

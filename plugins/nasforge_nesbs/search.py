@@ -22,8 +22,8 @@ from nasforge_nesbs.config import NesbsConfig
 from nasforge_nesbs.decisions import ArchEncoding, Assignment
 from nasforge_nesbs.estimation import SupernetPredictor
 from nasforge_nesbs.posterior import ArchPosterior
-from nasforge_nesbs.posterior_fit import fit_posterior
-from nasforge_nesbs.sampling import mc_ensemble, svgd_ensemble
+from nasforge_nesbs.posterior_fit import fit_posterior, near_uniform
+from nasforge_nesbs.sampling import mc_ensemble, svgd_ensemble, uniform_ensemble
 from nasforge_nesbs.supernet_training import train_uniform
 
 log = logging.getLogger("nasforge.nesbs")
@@ -70,6 +70,7 @@ class NesbsRun:
             "delta": self.candidates[self.best_index].delta,
             "posterior_logits": self.posterior.logits.tolist(),
             "posterior_entropy": self.posterior.entropy(),
+            "posterior_prior_entropy": near_uniform(self.posterior)[1],
             "supernet_log": [dict(e) for e in self.supernet_log],
             "seconds": dict(self.seconds),
         }
@@ -82,6 +83,8 @@ def sample_candidate(
     n = config.ensemble_size
     if config.sampler == "mc":
         members = mc_ensemble(posterior, n, generator)
+    elif config.sampler == "uniform":
+        members = uniform_ensemble(posterior, n, generator)
     else:
         members = svgd_ensemble(
             posterior,
@@ -122,7 +125,7 @@ def select(
     combined predictions; the best's index."""
     candidates = []
     key = config.selection_loss
-    deltas: tuple[float | None, ...] = (None,) if config.sampler == "mc" else config.deltas()
+    deltas: tuple[float | None, ...] = (None,) if config.sampler != "svgd-rd" else config.deltas()
     for delta in deltas:
         for _ in range(config.iterations):
             members = sample_candidate(posterior, config, generator, delta=0.0 if delta is None else delta)
@@ -161,11 +164,15 @@ def run_nesbs(
 
     def posterior_epoch(epoch: int, nll: float, kl: float, post: ArchPosterior) -> None:
         mode = post.mode()
-        emit(
-            "posterior", mode, {"nll": nll, "kl": kl, "mode_log_prob": post.log_prob(mode)}, {"epoch": epoch}
-        )
+        scores = {"nll": nll, "kl": kl, "mode_log_prob": post.log_prob(mode), "entropy": post.entropy()}
+        emit("posterior", mode, scores, {"epoch": epoch})
 
-    posterior = fit_posterior(supernet, encoding, select_data, config, generator, on_epoch=posterior_epoch)
+    if config.sampler == "uniform":  # URS-T samples no posterior: none is fitted
+        posterior = ArchPosterior(encoding, tau=config.tau)
+    else:
+        posterior = fit_posterior(
+            supernet, encoding, select_data, config, generator, on_epoch=posterior_epoch
+        )
     seconds["posterior"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()

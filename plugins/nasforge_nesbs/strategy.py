@@ -21,6 +21,7 @@ ensemble:
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -36,7 +37,9 @@ from nasforge.kernel.seeding import seeded_build
 from nasforge.kernel.supernet import as_supernet, supernet_option_names
 from nasforge_nesbs.config import NesbsConfig
 from nasforge_nesbs.decisions import ArchEncoding, Assignment
+from nasforge_nesbs.posterior_fit import REPORTS
 from nasforge_nesbs.search import NesbsRun, run_nesbs
+from nasforge_nesbs.supernet_quality import SupernetQuality, build_options_for, check_supernet
 
 log = logging.getLogger("nasforge.nesbs")
 
@@ -77,8 +80,8 @@ class Nesbs(OneShotStrategy):
         encoding = ArchEncoding(as_supernet(supernet, by=f"strategy '{self.name}'"))
         trials: list[Trial] = []
         bar = self.progress_bar()
-        candidates = config.iterations * (1 if config.sampler == "mc" else len(config.deltas()))
-        total = config.supernet_epochs + config.posterior_epochs + candidates
+        candidates = config.iterations * (len(config.deltas()) if config.sampler == "svgd-rd" else 1)
+        total = config.supernet_epochs + posterior_reports(config, dataset) + candidates
         task = bar.add_task("nesbs", total=total, info="")
 
         def record(stage: str, a: Assignment, objectives: dict[str, float], meta: dict[str, Any]) -> None:
@@ -97,6 +100,7 @@ class Nesbs(OneShotStrategy):
         with bar:
             run = run_nesbs(supernet, encoding, dataset, config, on_stage=record)
         self.run = run
+        quality = self._quality(space, encoding, run, dataset, config, supernet_options)
         members = tuple(encoding.genotype(a) for a in run.members)
         for i, (a, scores) in enumerate(zip(run.members, run.member_scores, strict=True)):
             record(
@@ -141,9 +145,50 @@ class Nesbs(OneShotStrategy):
                 "data": dataset.name,
                 ENSEMBLE_KEY: ensemble_doc,
                 "run": run.to_json(),
+                **({} if quality is None else {"supernet_quality": quality.to_json()}),
             },
             ensemble=ensemble,
         )
+
+    def _quality(
+        self,
+        space: SearchSpace,
+        encoding: ArchEncoding,
+        run: NesbsRun,
+        dataset: TensorData,
+        config: NesbsConfig,
+        supernet_options: dict[str, Any],
+    ) -> SupernetQuality | None:
+        """The supernet check (``quality_check`` architectures trained from scratch on the
+        supernet's split), or None when it is off."""
+        if config.quality_check == 0 or run.predictor is None:
+            return None
+        train, _ = dataset.split(config.split, seed=config.seed)
+        return check_supernet(
+            space,
+            encoding,
+            run.predictor,
+            train,
+            count=config.quality_check,
+            epochs=config.quality_epochs,
+            seed=config.seed,
+            build_options=build_options_for(space, supernet_options),
+            device=config.device,
+        )
+
+
+def posterior_reports(config: NesbsConfig, data: TensorData) -> int:
+    """How many posterior trials a search journals (its progress bar's share)."""
+    if config.sampler == "uniform":
+        return 0
+    if config.posterior_epochs is not None:
+        return config.posterior_epochs
+    selection = len(data) - int(round(config.split * len(data)))  # as TensorData.split cuts
+    per_epoch = max(1, math.ceil(selection / config.batch_size))
+    if config.max_batches is not None:
+        per_epoch = min(per_epoch, config.max_batches)
+    epochs = math.ceil(config.posterior_steps / per_epoch)
+    return math.ceil(epochs / max(1, math.ceil(epochs / REPORTS)))
 
 
 def make_ensemble(members: tuple[Genotype, ...], run: NesbsRun, config: NesbsConfig) -> Ensemble:

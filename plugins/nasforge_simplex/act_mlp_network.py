@@ -8,7 +8,9 @@ searched in.
 The adapter is why one space serves images and vectors without a per-dataset option:
 image batches ``(N, C, H, W)`` are average-pooled to ``pool x pool`` (an identity for
 digits' 8x8 images at the default ``pool=8``) and flattened; flat batches
-``(N, D)`` need ``in_features=D``.
+``(N, D)`` need ``in_features=D``, and with ``in_features`` given an image batch is
+flattened as it is (MNIST-1D's 1x1x40 sequences: ``in_features=40`` keeps all 40 values),
+as the ``mlp-res`` space does.
 """
 
 from __future__ import annotations
@@ -27,14 +29,17 @@ MAX_SIZE = 1 << 16
 
 
 class InputAdapter(nn.Module):
-    """Images pooled to ``pool x pool`` and flattened; vectors passed through."""
+    """Images pooled to ``pool x pool`` (``pool`` None: not pooled) and flattened; vectors
+    passed through."""
 
-    def __init__(self, pool: int) -> None:
+    def __init__(self, pool: int | None) -> None:
         super().__init__()
         self.pool = pool
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if x.dim() == 4:  # an identity for pool x pool images (no shape test: exports trace it)
+        if (
+            x.dim() == 4 and self.pool is not None
+        ):  # an identity for pool x pool images (no shape test: exports trace it)
             x = F.adaptive_avg_pool2d(x, self.pool)
         return x.flatten(1)
 
@@ -77,7 +82,7 @@ class Skeleton(nn.Module):
         features = check_sizes(
             width=width, num_classes=num_classes, in_channels=in_channels, in_features=in_features, pool=pool
         )
-        self.adapter = InputAdapter(pool)
+        self.adapter = InputAdapter(pool if in_features is None else None)
         self.linears = nn.ModuleList(
             nn.Linear(features if layer == 0 else width, width) for layer in range(layers)
         )

@@ -12,14 +12,21 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import os
 from collections.abc import Callable, Collection
 from typing import Any, Protocol
 
 import attrs
 import torch
 
-from nasforge.kernel.errors import NasforgeError
+from nasforge.kernel.errors import NasforgeError, UnknownNameError
 from nasforge.kernel.registry import builtin_registry
+
+#: The registered dataset that reads a user's own data (tensor files, image folders): a
+#: name that is no registered dataset but a path is loaded by it, with ``path=name``.
+FILES_DATASET = "files"
+#: What a user's tensor file may be called (an image folder is a directory).
+DATA_FILE_SUFFIXES = (".npz", ".pt", ".pth", ".safetensors")
 
 
 @attrs.frozen(eq=False)
@@ -94,14 +101,40 @@ def load_dataset(
     built-in datasets are known (a registry of no installed plugin). Choosing the
     process-wide registry is for the entry points (``nasforge.get_registry()``), never for a
     loader deep inside a run, where it would silently ignore the registry the run was given.
+
+    A ``name`` that no dataset is registered under but that reads as a path
+    (:func:`is_data_path`) is the user's own data, loaded by the dataset
+    :data:`FILES_DATASET` with ``path=name``: so every place that takes a dataset name
+    (``--train-data``, ``--data``, one-shot strategies, evaluators) takes a file too.
     """
     if registry is None:
         registry = builtin_registry()
-    source = registry.get("dataset", name)
+    try:
+        source = registry.get("dataset", name)
+    except UnknownNameError:
+        if not is_data_path(name):
+            raise
+        source, options = registry.get("dataset", FILES_DATASET), {"path": name, **options}
     data = source.load(seed=seed, **options)
     if not isinstance(data, TensorData):
         raise NasforgeError(f"dataset '{name}' loaded a {type(data).__name__}, not a TensorData")
     return data
+
+
+def is_data_path(name: str) -> bool:
+    """Whether ``name`` names a file or folder rather than a dataset: it holds a path
+    separator, starts with ``.`` or ``~``, ends with a tensor file's suffix, or exists.
+
+    Registered names are plain words, so the two never overlap; a registered name wins
+    over a file of the same name in the working directory.
+    """
+    separators = {os.sep, "/"} | ({os.altsep} if os.altsep else set())
+    return (
+        any(sep in name for sep in separators)
+        or name.startswith((".", "~"))
+        or name.lower().endswith(DATA_FILE_SUFFIXES)
+        or os.path.exists(name)
+    )
 
 
 def network_options(

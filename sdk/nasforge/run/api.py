@@ -34,6 +34,7 @@ from nasforge.run.journal import JournalReader
 from nasforge.run.one_shot_run import resume_one_shot, run_one_shot
 from nasforge.run.spec import ExperimentSpec
 from nasforge.run.stopping import StopRule
+from nasforge.run.training_data import as_training_data, spec_name
 
 _log = logging.getLogger(__name__)
 
@@ -50,8 +51,8 @@ def build_spec(
     strategy: str | None = None,
     evaluator: str | None = None,
     *,
-    dataset: str | None = None,
-    train_data: str | None = None,
+    dataset: str | os.PathLike[str] | None = None,
+    train_data: str | os.PathLike[str] | None = None,
     benchmark_dataset: str | None = None,
     device: str | None = None,
     trials: int | None = None,
@@ -75,7 +76,8 @@ def build_spec(
     Unnamed components are the defaults of :mod:`nasforge.run.defaults` (space nb201,
     strategy rea, and for ask/tell the nb201-table evaluator on cifar10 with 100 trials
     unless a budget is given). ``train_data`` is what networks train on (a one-shot
-    search, an evaluator that trains; default digits), ``benchmark_dataset`` the
+    search, an evaluator that trains; default digits): a dataset name or the path of a
+    tensor file or image folder (recorded absolute), ``benchmark_dataset`` the
     benchmark evaluator's dataset; ``dataset`` is the older single name, meaning the
     training data of a one-shot run or a training evaluator and the benchmark dataset
     otherwise. ``device`` (cpu, cuda, cuda:N) goes to a one-shot strategy, or to an
@@ -159,7 +161,10 @@ def _refuse_ask_tell_settings(spec: ExperimentSpec, has_budget: bool) -> None:
 def _with_default_data(spec: ExperimentSpec, registry: Registry) -> ExperimentSpec:
     """The default datasets of :mod:`nasforge.run.defaults` where the (resolved) spec names none:
     training data for a one-shot search or a training evaluator; the table's dataset for
-    the default table evaluator (another evaluator keeps its own default)."""
+    the default table evaluator (another evaluator keeps its own default). Training data
+    named by a relative path is recorded absolute, so a resume elsewhere finds it."""
+    if spec.train_data is not None:
+        spec = attrs.evolve(spec, train_data=spec_name(spec.train_data, registry))
     if spec.train_data is None and (spec.is_one_shot(registry) or spec.evaluator_trains(registry)):
         return attrs.evolve(spec, train_data=defaults.TRAINING_DATASET)
     if (
@@ -223,6 +228,11 @@ def search(
     is journaled and an interrupted run continues with :func:`resume`. Every component comes from
     ``registry`` (default: the process-wide one).
 
+    ``train_data`` also takes data in memory: a :class:`~nasforge.TensorData`, ``(x, y)``
+    arrays or tensors, or a mapping with ``x``, ``y`` (optional ``x_test``, ``y_test``,
+    ``num_classes``), checked as a data file is; the journal records its digest, and
+    :func:`resume` needs the same data again (``train_data=``).
+
     With several objectives the outcome's ``front`` holds the Pareto front (trials, best
     first) and ``members`` its genotypes; ``best`` is the front member best on the first
     objective. An ensemble search (e.g. ``nesbs``) returns its ensemble in ``ensemble``
@@ -249,6 +259,7 @@ def search(
     """
     registry = registry if registry is not None else get_registry()
     moved = executor_keywords(spec_options, registry)  # an executor flag's keyword, from before
+    spec_options["train_data"], data = as_training_data(spec_options.get("train_data"))
     spec = build_spec(space, strategy, evaluator, registry=registry, **spec_options)
     options = ExecutorOptions(retries=retries, options={**(executor_options or {}), **moved})
     if spec.is_one_shot(registry):
@@ -257,7 +268,7 @@ def search(
                 f"'{spec.strategy}' is one-shot: executor options and asynchronous evaluation apply "
                 "to ask/tell strategies"
             )
-        return run_one_shot(spec, run_dir=run_dir, registry=registry, progress=progress).outcome
+        return run_one_shot(spec, run_dir=run_dir, registry=registry, progress=progress, data=data).outcome
     return Experiment.from_spec(
         spec,
         run_dir=run_dir,
@@ -265,6 +276,7 @@ def search(
         progress=progress,
         executor_options=options,
         asynchronous=asynchronous,
+        data=data,
     ).run()
 
 
@@ -275,9 +287,14 @@ def resume(
     registry: Registry | None = None,
     executor_options: dict[str, Any] | None = None,
     retries: int = DEFAULT_RETRIES,
+    train_data: Any = None,
     **moved: Any,
 ) -> SearchOutcome:
     """Continue (or, if it ended, re-read) the journaled run in ``run_dir``.
+
+    ``train_data``: the data a run given data in memory trained on (as :func:`search`
+    took it), which must have the digest the journal recorded; runs on a dataset or a
+    file load theirs again (and are refused if it changed).
 
     An ask/tell run continues on the executor and workers its spec names, evaluated as
     it was (synchronously or asynchronously); ``executor_options`` and ``retries`` are as in
@@ -289,11 +306,14 @@ def resume(
     :class:`~nasforge.kernel.errors.RunInUseError` while another process writes it.
     """
     registry = registry if registry is not None else get_registry()
+    _, data = as_training_data(train_data)
     if JournalReader.of_run(run_dir).header.get("mode") == "one-shot":
-        return resume_one_shot(run_dir, progress=progress, registry=registry).outcome
+        return resume_one_shot(run_dir, progress=progress, registry=registry, data=data).outcome
     options = ExecutorOptions(
         retries=retries, options={**(executor_options or {}), **executor_keywords(moved, registry)}
     )
     if moved:
         raise TypeError(f"resume() got an unexpected keyword argument {next(iter(moved))!r}")
-    return Experiment.resume(run_dir, registry=registry, progress=progress, executor_options=options).run()
+    return Experiment.resume(
+        run_dir, registry=registry, progress=progress, executor_options=options, data=data
+    ).run()

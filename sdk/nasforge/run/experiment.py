@@ -35,6 +35,7 @@ from typing import Any
 import attrs
 from rich.console import Console
 
+from nasforge.kernel.datasets import TensorData
 from nasforge.kernel.errors import JournalError, NasforgeError
 from nasforge.kernel.evaluator import Evaluator
 from nasforge.kernel.fidelity import max_fidelity
@@ -65,6 +66,7 @@ from nasforge.run.run_journal import RunJournal
 from nasforge.run.run_progress import RunProgress
 from nasforge.run.spec import ExperimentSpec
 from nasforge.run.stopping import check_rules, parse_rule, rule_texts
+from nasforge.run.training_data import data_record
 
 logger = logging.getLogger("nasforge.experiment")
 
@@ -83,6 +85,9 @@ class Experiment:
     ``asynchronous`` keeps ``workers`` trials in flight and tells each result as it
     arrives (:mod:`nasforge.run.in_flight`); None: as the run's journal was run, else
     synchronous rounds.
+
+    ``data`` is the training data the evaluator trains on (``from_spec`` passes it): the
+    journal header records its digest and a resume on other data is refused.
     """
 
     def __init__(
@@ -99,6 +104,7 @@ class Experiment:
         console: Console | None = None,
         stop: Any = None,
         asynchronous: bool | None = None,
+        data: TensorData | None = None,
     ) -> None:
         evaluator.preflight()  # an evaluator that cannot serve the space is refused before any trial
         if stop:  # recorded in the spec (and so the journal): a resume obeys the same rules
@@ -125,6 +131,7 @@ class Experiment:
         #: Why the run stopped before its budget ran out: {"rule", "reason", "trial"}, else None.
         self.stopped: dict[str, Any] | None = None
         self._loop: RunLoop | None = None
+        self.data = data
 
     # --- construction -----------------------------------------------------------------
     @classmethod
@@ -135,16 +142,30 @@ class Experiment:
         run_dir: str | os.PathLike[str] | None = None,
         registry: Registry | None = None,
         executor_options: ExecutorOptions | None = None,
+        data: TensorData | None = None,
         **kwargs: Any,
     ) -> Experiment:
         """The run ``spec`` describes. ``executor_options`` say where its executor runs
         trials (a cluster executor's own options, retries of a trial whose worker died):
         not part of the spec, since they do not change what a trial computes, so a run may
-        resume elsewhere."""
+        resume elsewhere. ``data``: training data the caller holds in memory (the spec
+        names it ``memory:NAME``); other data is loaded by name or path."""
         registry = registry if registry is not None else get_registry()
-        space, evaluator, strategy, executor = spec.build(registry, executor_options)
+        if spec.evaluator_uses_train_data(registry):
+            data = spec.load_train_data(registry, given=data)
+        else:
+            data = None
+        space, evaluator, strategy, executor = spec.build(registry, executor_options, data=data)
         return cls(
-            space, strategy, evaluator, spec, executor=executor, run_dir=run_dir, registry=registry, **kwargs
+            space,
+            strategy,
+            evaluator,
+            spec,
+            executor=executor,
+            run_dir=run_dir,
+            registry=registry,
+            data=data,
+            **kwargs,
         )
 
     @classmethod
@@ -197,7 +218,7 @@ class Experiment:
     def _load_replay(self) -> Replay:
         assert self.run_dir is not None
         identity = RunIdentity(
-            self.run_dir, self.space, self.spec, self.registry, self.evaluator, self.asynchronous
+            self.run_dir, self.space, self.spec, self.registry, self.evaluator, self.asynchronous, self.data
         )
         return load_replay(identity)
 
@@ -211,6 +232,7 @@ class Experiment:
             "objective": attrs.asdict(self.evaluator.objective),
             "goal": self.goal.to_json(),
             "reported": self.evaluator.reported,
+            **({} if self.data is None else {"data": data_record(self.data)}),
             "environment": describe_environment(),
             "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         }

@@ -37,6 +37,7 @@ from nasforge.run.environment import describe_environment
 from nasforge.run.journal import JournalReader, JournalWriter, is_unstarted, journal_path
 from nasforge.run.run_lock import RunLock
 from nasforge.run.spec import ExperimentSpec, construct, spec_differences
+from nasforge.run.training_data import check_recorded_data, data_record
 
 
 @attrs.frozen
@@ -78,12 +79,14 @@ def run_one_shot(
     registry: Registry | None = None,
     progress: bool = True,
     console: Console | None = None,
+    data: TensorData | None = None,
 ) -> OneShotRun:
     """Search ``spec`` with its one-shot strategy, journaled in ``run_dir`` if given.
 
     Every component comes from ``registry`` (the process-wide default if None); the
-    training data is loaded once and handed to the strategy (and to an evaluator that
-    trains on it), and the registry's event hooks see each trial and the outcome.
+    training data (``data`` where the caller holds it in memory, else loaded by name or
+    path) is loaded once and handed to the strategy (and to an evaluator that trains on
+    it), and the registry's event hooks see each trial and the outcome.
     """
     registry = registry if registry is not None else get_registry()
     space = spec.build_space(registry)
@@ -91,7 +94,7 @@ def run_one_shot(
     if not spec.is_one_shot(registry):
         raise NasforgeError(f"strategy '{spec.strategy}' is ask/tell; run it with an evaluator and a budget")
     space.require(cls.requires, by=f"strategy '{cls.name}'")
-    data = spec.load_train_data(registry)
+    data = spec.load_train_data(registry, given=data)
     if data is None:
         raise NasforgeError(
             f"one-shot strategy '{spec.strategy}' needs data to train on: --train-data (e.g. digits)"
@@ -169,7 +172,7 @@ def _start_journal(
     """A fresh journal for the run (an interrupted one's kept beside it), its header written."""
     path = journal_path(run_dir)
     if not is_unstarted(path):
-        _check_same_run(path, spec, registry)
+        _check_same_run(path, spec, registry, data)
         path.rename(path.with_suffix(f".interrupted-{int(time.time())}.jsonl"))
     writer = JournalWriter(path)  # an unstarted file's torn header is cut first
     writer.header(
@@ -177,7 +180,7 @@ def _start_journal(
             "spec": spec.to_json(),
             "mode": "one-shot",
             "space": {"name": space.name, "version": space.version},
-            "data": {"name": data.name, "digest": data.digest(), "shape": list(data.input_shape)},
+            "data": data_record(data),
             "evaluator": evaluator.describe() if evaluator is not None else None,
             "objective": attrs.asdict(evaluator.objective) if evaluator is not None else None,
             "environment": describe_environment(),
@@ -234,8 +237,9 @@ def _init_params(cls: type) -> set[str]:
     return set(inspect.signature(cls).parameters)
 
 
-def _check_same_run(path: Path, spec: ExperimentSpec, registry: Registry) -> None:
+def _check_same_run(path: Path, spec: ExperimentSpec, registry: Registry, data: TensorData) -> None:
     header = JournalReader(path).header
+    check_recorded_data(header.get("data"), data, path.parent)
     if spec_differences(header.get("spec"), spec, registry):
         recorded = (header.get("space") or {}).get("name")
         if recorded and recorded != spec.space:
@@ -252,7 +256,8 @@ def resume_one_shot(
 
     A finished run is only read: its outcome comes from the journal (an ensemble's
     members, weights and scores included), and no hook fires (nothing ran). ``kwargs``
-    are :func:`run_one_shot`'s (progress, console).
+    are :func:`run_one_shot`'s (progress, console, and ``data`` for a run on data given
+    in memory; data that differs from the recorded digest is refused).
     """
     reader = JournalReader.of_run(run_dir)
     try:
@@ -278,8 +283,9 @@ def resume_one_shot(
         members=ensemble.members if ensemble is not None else (),
         ensemble=ensemble,
     )
-    data = spec.load_train_data(registry)
+    data = spec.load_train_data(registry, given=kwargs.get("data"))
     if data is None:
         raise JournalError(f"{reader.path}: the recorded spec names no training data")
+    check_recorded_data(reader.header.get("data"), data, Path(run_dir))
     result = Result.from_json(evaluation) if evaluation else None
     return OneShotRun(outcome, space, data, result, Path(run_dir), 0.0)

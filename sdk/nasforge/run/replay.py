@@ -1,7 +1,8 @@
 """What a run's journal already holds, read back for a resume: checked before it is replayed.
 
 A journal replays only into the run that wrote it: the same space and version, the same
-settings, the same observed objective and the same evaluation mode. Anything else is
+settings, the same training data (its digest), the same observed objective and the same
+evaluation mode. Anything else is
 another search, refused in one line rather than silently mixed with this one. During
 the replay every ask must be the one the journal recorded (:func:`check_replayed`).
 """
@@ -13,6 +14,7 @@ from typing import Any
 
 import attrs
 
+from nasforge.kernel.datasets import TensorData
 from nasforge.kernel.errors import InvalidGenotypeError, JournalError
 from nasforge.kernel.evaluator import Evaluator
 from nasforge.kernel.fidelity import Ask, split
@@ -21,6 +23,7 @@ from nasforge.kernel.result import Trial
 from nasforge.kernel.search_space import SearchSpace
 from nasforge.run.journal import ASKED_KEY, JournalReader, is_unstarted, journal_path
 from nasforge.run.spec import ExperimentSpec, spec_differences
+from nasforge.run.training_data import check_recorded_data
 
 #: Journal header key (and its value) of an asynchronous run.
 EVALUATION_KEY, ASYNCHRONOUS = "evaluation", "asynchronous"
@@ -50,6 +53,8 @@ class RunIdentity:
     registry: Registry
     evaluator: Evaluator
     asynchronous: bool
+    #: The training data the run's evaluator trains on (None: none, or not known).
+    data: TensorData | None = None
 
 
 def load_replay(who: RunIdentity) -> Replay:
@@ -93,6 +98,7 @@ def _check_header(reader: JournalReader, who: RunIdentity) -> None:
             f"journal in {run_dir} was made with different settings ({', '.join(diff)}); "
             "use another run directory or `nasforge resume` it"
         )
+    check_recorded_data(reader.header.get("data"), who.data, run_dir)
     recorded_objective = (reader.header.get("objective") or {}).get("name")
     observed = who.evaluator.objective.name
     if recorded_objective is not None and recorded_objective != observed:

@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import inspect
 import numbers
+import os
 from typing import Any
 
 import attrs
 
-from nasforge.kernel.datasets import TensorData, load_dataset
+from nasforge.kernel.datasets import TensorData
 from nasforge.kernel.errors import NasforgeError
 from nasforge.kernel.fidelity import max_fidelity
 from nasforge.kernel.objectives import SearchGoal, constraint_texts, objective_texts
@@ -47,6 +48,7 @@ from nasforge.run.budget import Budget
 from nasforge.run.executors import build_executor
 from nasforge.run.goals import check_declared
 from nasforge.run.stopping import rule_texts
+from nasforge.run.training_data import load_training_data
 
 #: Constructor parameters only a run supplies (never a user option): see :func:`construct`.
 SUPPLIED_BY_RUN = frozenset({"registry", "data", "build_options"})
@@ -59,6 +61,12 @@ def _seed(value: Any) -> int:
     if not INT_MIN <= int(value) <= INT_MAX:
         raise OptionError(f"seed must fit in 64 bits, got {show(int(value))}")
     return int(value)
+
+
+def _data_name(value: Any) -> Any:
+    """A dataset name, or a path (a path object kept as its text); anything else is left
+    to the type check."""
+    return os.fspath(value) if isinstance(value, os.PathLike) else value
 
 
 def _objectives(value: Any) -> tuple[str, ...]:
@@ -124,7 +132,7 @@ class ExperimentSpec:
     strategy: str = attrs.field(validator=typed)
     evaluator: str | None = attrs.field(validator=typed)
     budget: Budget | None = attrs.field(validator=typed)
-    dataset: str | None = attrs.field(default=None, validator=typed)
+    dataset: str | None = attrs.field(default=None, converter=_data_name, validator=typed)
     seed: int = attrs.field(default=0, converter=_seed)
     space_options: dict[str, Any] = attrs.field(factory=dict, converter=as_dict)
     strategy_options: dict[str, Any] = attrs.field(factory=dict, converter=as_dict)
@@ -132,7 +140,7 @@ class ExperimentSpec:
     executor: str = attrs.field(default="inprocess", validator=typed)
     workers: int = attrs.field(default=1, validator=[typed, in_range(ge=1)])
     dedup: bool = attrs.field(default=True, validator=typed)
-    train_data: str | None = attrs.field(default=None, validator=typed)
+    train_data: str | None = attrs.field(default=None, converter=_data_name, validator=typed)
     benchmark_dataset: str | None = attrs.field(default=None, validator=typed)
     objectives: tuple[str, ...] = attrs.field(default=(), converter=_objectives)
     constraints: tuple[str, ...] = attrs.field(default=(), converter=_constraints)
@@ -260,24 +268,29 @@ class ExperimentSpec:
         )
 
     # --- building ---------------------------------------------------------------------
-    def build(self, registry: Registry, executor_options: Any = None) -> tuple[Any, Any, Any, Any]:
+    def build(
+        self, registry: Registry, executor_options: Any = None, *, data: TensorData | None = None
+    ) -> tuple[Any, Any, Any, Any]:
         """Instantiate (space, evaluator, strategy, executor) of an ask/tell run.
 
         Every component comes from ``registry``, and constructors that declare them get
         the registry and the seed (:func:`construct`); an evaluator that trains gets the
-        run's training data, loaded once here, and so does a strategy that declares
-        ``data`` (one that scores candidates on it). The strategy's ``objective`` is the
-        run's :meth:`goal` (objectives and constraints). ``executor_options``
-        (:class:`nasforge.run.executors.ExecutorOptions`: the executor's own options, such as a
-        cluster's address, and retries) say where the executor runs trials; they are not part of the
-        spec, since they do not change what a trial computes.
+        run's training data (``data`` where the caller loaded it, else loaded once here),
+        and so does a strategy that declares ``data`` (one that scores candidates on it).
+        The strategy's ``objective`` is the run's :meth:`goal` (objectives and constraints).
+        ``executor_options`` (:class:`nasforge.run.executors.ExecutorOptions`: the
+        executor's own options, such as a cluster's address, and retries) say where the
+        executor runs trials; they are not part of the spec, since they do not change what
+        a trial computes.
         """
         executor_cls = registry.get("executor", self.executor)
         if self.evaluator is None or self.budget is None:
             raise NasforgeError(f"strategy '{self.strategy}' needs an evaluator and a budget")
         self.check_strategy_goal(registry)
         space = self.build_space(registry)
-        data = self.load_train_data(registry) if self.evaluator_uses_train_data(registry) else None
+        data = (
+            self.load_train_data(registry, given=data) if self.evaluator_uses_train_data(registry) else None
+        )
         evaluator = self.build_evaluator(registry, space, data=data)
         # A multi-fidelity strategy learns the evaluator's full budget (e.g. its epochs)
         # from the run; it follows from the spec, so a resume offers the same one.
@@ -312,10 +325,14 @@ class ExperimentSpec:
             offered={"registry": registry},
         )
 
-    def load_train_data(self, registry: Registry) -> TensorData | None:
-        """The run's training data, loaded with the run's seed (None if it names none)."""
+    def load_train_data(self, registry: Registry, *, given: TensorData | None = None) -> TensorData | None:
+        """The run's training data (None if it names none): ``given`` for data the caller
+        holds in memory, else loaded by name or path with the run's seed
+        (:mod:`nasforge.run.training_data`)."""
         name = self.resolve(registry).train_data
-        return None if name is None else load_dataset(name, registry=registry, seed=self.seed)
+        if name is None:
+            return None
+        return load_training_data(name, registry=registry, seed=self.seed, given=given)
 
     def evaluator_uses_train_data(self, registry: Registry) -> bool:
         """Whether the evaluator trains on the run's training data, so the run hands it

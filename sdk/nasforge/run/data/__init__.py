@@ -1,11 +1,14 @@
 """The core's own datasets, registered by its built-in plugin like any plugin's.
 
-Built in: sklearn's bundled ``digits``; ``gaussian`` (random data, random labels: the
-data-agnostic mode); ``digits-random-labels`` (label-agnostic); ``cifar10``/``cifar100``
-only from a copy the user has on disk (:mod:`nasforge.run.data.cifar`).
+Built in: sklearn's bundled ``digits``; ``mnist1d`` (MNIST-1D, generated offline by its
+package: a small benchmark on which architectures differ, :mod:`nasforge.run.data.mnist1d`);
+``gaussian`` (random data, random labels: the data-agnostic mode); ``digits-random-labels``
+(label-agnostic); ``cifar10``/``cifar100`` only from a copy the user has on disk
+(:mod:`nasforge.run.data.cifar`); ``files``, the user's own tensor file or image folder,
+given by its path (:mod:`nasforge.run.data.user_files`).
 """
 
-from nasforge.kernel.datasets import DatasetSource
+from nasforge.kernel.datasets import FILES_DATASET, DatasetSource
 from nasforge.run.data.bundled import (
     load_digits,
     load_digits_random_labels,
@@ -22,9 +25,18 @@ from nasforge.run.data.cifar import (
     cifar_loader,
     read_cifar,
 )
+from nasforge.run.data.mnist1d import load_mnist1d
+from nasforge.run.data.user_arrays import DataError, UserData, user_data
+from nasforge.run.data.user_files import load_files, read_user_data
 
 BUILTIN_DATASETS = (
     DatasetSource("digits", "sklearn's bundled 8x8 handwritten digits, 10 classes", load_digits),
+    DatasetSource(
+        "mnist1d",
+        "MNIST-1D, 4,000 + 1,000 test sequences of length 40 (as 1x1x40), 10 classes, generated "
+        "offline by its package (the optional extra mnist1d)",
+        load_mnist1d,
+    ),
     DatasetSource("gaussian", "random Gaussian inputs, random labels (data-agnostic)", load_gaussian),
     DatasetSource(
         "digits-random-labels",
@@ -37,6 +49,12 @@ BUILTIN_DATASETS = (
     DatasetSource(
         "cifar100", "CIFAR-100 from a copy on disk (python layout), never downloaded", cifar_loader(CIFAR100)
     ),
+    DatasetSource(
+        FILES_DATASET,
+        "your own data by its path: a .npz/.pt/.safetensors file (x, y, optional x_test, y_test) "
+        "or an image folder (one subfolder per class)",
+        load_files,
+    ),
 )
 
 __all__ = [
@@ -46,10 +64,16 @@ __all__ = [
     "CIFAR100",
     "TEST_FILE",
     "TRAIN_FILES",
+    "DataError",
+    "UserData",
     "batches_dir",
     "load_digits",
     "load_digits_random_labels",
+    "load_files",
     "load_gaussian",
+    "load_mnist1d",
     "read_cifar",
+    "read_user_data",
+    "user_data",
     "with_random_labels",
 ]

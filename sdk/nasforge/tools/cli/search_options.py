@@ -40,7 +40,9 @@ TrainData = Annotated[
     str | None,
     typer.Option(
         help="Data networks are trained on (see `nasforge datasets`): a one-shot strategy's "
-        f"supernet, an evaluator that trains such as short-train (default: {defaults.TRAINING_DATASET})."
+        "supernet, an evaluator that trains such as short-train; a dataset name, or the path of "
+        "your own .npz/.pt/.safetensors file (x, y, optional x_test, y_test) or image folder "
+        f"(one subfolder per class) (default: {defaults.TRAINING_DATASET})."
     ),
 ]
 BenchmarkDataset = Annotated[

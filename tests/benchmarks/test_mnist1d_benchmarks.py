@@ -1,0 +1,97 @@
+"""The MNIST-1D benchmarks' statistics: equal-epoch cuts, paired bootstrap, intervals, NES-RS."""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import multifidelity_mnist1d as mf  # noqa: E402
+import nesbs_mnist1d as nm  # noqa: E402
+
+
+def _trial(value: float, fidelity: int | None, epochs: int | None = None, stopped: bool = False):
+    metadata = {} if epochs is None else {"epochs": epochs}
+    if stopped:
+        metadata["stopped_at"] = epochs
+    return SimpleNamespace(
+        genotype=f"g{value}",
+        fidelity=fidelity,
+        result=SimpleNamespace(failed=False, objectives={"valid_accuracy": value}, metadata=metadata),
+    )
+
+
+def test_the_anytime_curve_counts_epochs_and_only_full_trainings_choose() -> None:
+    outcome = SimpleNamespace(
+        history=[
+            _trial(50.0, 1),
+            _trial(80.0, 9),
+            _trial(99.0, 3),
+            _trial(85.0, None, 4, stopped=True),
+            _trial(90.0, 9),
+        ]
+    )
+    points = mf.curve(outcome, 9)
+    assert [p[0] for p in points] == [1, 10, 13, 17, 26]
+    assert [p[1] for p in points] == [
+        -math.inf,
+        80.0,
+        80.0,
+        80.0,
+        90.0,
+    ]  # a 3-epoch or pruned trial never chooses
+    assert mf.at_budget(points, 20) == (80.0, "g80.0")
+    assert mf.at_budget(points, 26) == (90.0, "g90.0")
+    assert mf.at_budget(points, 0) == (-math.inf, None)
+
+
+def test_interval_over_seeds() -> None:
+    mean, low, high = nm.interval([1.0, 2.0, 3.0, 4.0, 5.0])
+    assert mean == 3.0 and low == pytest.approx(3.0 - 2.78 * math.sqrt(2.5) / math.sqrt(5))
+    assert high == pytest.approx(6.0 - low)
+
+
+def test_paired_bootstrap_pools_examples_over_seeds() -> None:
+    rows = [
+        {
+            "trained": {
+                "methods": {
+                    "a": {"per_example_nll": [1.0, 2.0, 3.0]},
+                    "b": {"per_example_nll": [2.0, 2.0, 4.0]},
+                }
+            }
+        },
+        {
+            "trained": {
+                "methods": {"a": {"per_example_nll": [0.5, 0.5]}, "b": {"per_example_nll": [1.5, 0.5]}}
+            }
+        },
+    ]
+    mean, low, high = nm.paired_bootstrap(rows, "a", "b", "per_example_nll", draws=500)
+    assert mean == pytest.approx(-3.0 / 5) and low <= mean <= high and high <= 0.0
+    same = nm.paired_bootstrap(rows, "a", "a", "per_example_nll", draws=50)
+    assert same == (0.0, 0.0, 0.0)
+    wrong = [
+        {"trained": {"methods": {"a": {"per_example_wrong": [0, 1]}, "b": {"per_example_wrong": [1, 1]}}}}
+    ]
+    assert nm.paired_bootstrap(wrong, "a", "b", "per_example_wrong", draws=50)[0] == pytest.approx(-50.0)
+
+
+def test_forward_selection_takes_what_lowers_the_nll_most() -> None:
+    y = torch.tensor([0, 1, 0, 1])
+    good = torch.tensor([[4.0, 0.0], [0.0, 4.0], [4.0, 0.0], [0.0, 4.0]])
+    bad = -good
+    assert nm.forward_select([bad, good, good * 0.5], y, 2)[0] == 1
+
+
+def test_settings_that_cannot_compare_are_refused() -> None:
+    with pytest.raises(SystemExit):
+        nm.parse_args(["--seeds", "2", "--trained-seeds", "3"])
+    with pytest.raises(SystemExit):
+        nm.parse_args(["--T", "30", "--budgets", "20"])
+    assert mf.main(["--methods", "sh"]) == 2  # random search is the reference

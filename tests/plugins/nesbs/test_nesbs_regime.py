@@ -1,0 +1,150 @@
+"""NESBS in the thesis's regime: the posterior budget in steps, its entropy watched, the
+URS-T baseline, and the check that the supernet ranks architectures."""
+
+from __future__ import annotations
+
+import logging
+import math
+
+import pytest
+import torch
+
+from nasforge.api import load_space
+from nasforge.kernel.datasets import TensorData
+from nasforge.kernel.errors import NasforgeError
+from nasforge.kernel.seeding import seeded_build
+from nasforge.kernel.supernet import as_supernet
+from nasforge.run.data import load_digits
+from nasforge_nesbs import ArchEncoding, ArchPosterior, Nesbs, NesbsConfig, fit_posterior, run_nesbs
+from nasforge_nesbs.config import POSTERIOR_STEPS
+from nasforge_nesbs.estimation import SupernetPredictor
+from nasforge_nesbs.posterior_fit import NEAR_UNIFORM, near_uniform
+from nasforge_nesbs.supernet_quality import WEAK_RANKING, SupernetQuality, check_supernet, report
+from tests.plugins.nesbs.test_nesbs_posterior import GOOD, AdditiveSupernet
+
+TINY = {
+    "supernet_epochs": 1,
+    "max_batches": 2,
+    "batch_size": 16,
+    "svgd_steps": 10,
+    "iterations": 2,
+    "supernet": {"C": 4, "N": 1},
+}
+
+
+@pytest.fixture
+def toy() -> ArchEncoding:
+    """A supernet whose likelihood is additive in its decisions (best ops: GOOD)."""
+    return ArchEncoding(AdditiveSupernet())
+
+
+def _additive(n: int = 256) -> tuple[TensorData, torch.Generator]:
+    gen = torch.Generator().manual_seed(0)
+    y = torch.randint(0, 2, (n,), generator=gen)
+    return TensorData("additive", torch.nn.functional.one_hot(y, 2).float(), y, 2), gen
+
+
+def test_the_default_budget_is_the_theses_steps() -> None:
+    assert NesbsConfig().posterior_steps == POSTERIOR_STEPS == 2360
+    assert NesbsConfig().posterior_epochs is None
+
+
+def test_the_posterior_takes_exactly_its_steps(toy, caplog) -> None:
+    data, gen = _additive(100)  # 7 batches of 16 an epoch: 25 steps end inside the 4th pass
+    calls: list[int] = []
+    config = NesbsConfig(posterior_steps=25, batch_size=16)
+    with caplog.at_level(logging.INFO, logger="nasforge.nesbs"):
+        fit_posterior(toy.supernet, toy, data, config, gen, on_epoch=lambda i, *_: calls.append(i))
+    assert "after 25 steps" in caplog.text
+    assert calls == [0, 1, 2, 3]  # one report a pass when there are fewer than 20 passes
+
+
+def test_a_long_budget_reports_twenty_times_and_leaves_uniform(toy, caplog) -> None:
+    data, gen = _additive(64)  # 2 batches of 32 a pass: 400 steps are 200 passes
+    reports: list[float] = []
+    config = NesbsConfig(posterior_steps=400, batch_size=32, posterior_lr=0.05)
+    with caplog.at_level(logging.INFO, logger="nasforge.nesbs"):
+        post = fit_posterior(
+            toy.supernet, toy, data, config, gen, on_epoch=lambda i, nll, kl, p: reports.append(nll)
+        )
+    assert len(reports) == 20 and all(math.isfinite(r) for r in reports)
+    assert post.mode() == GOOD
+    entropy, prior, flat = near_uniform(post)
+    assert entropy < NEAR_UNIFORM * prior and not flat
+    assert "stays near uniform" not in caplog.text
+
+
+def test_a_posterior_left_near_uniform_is_warned_about(toy, caplog) -> None:
+    data, gen = _additive(64)
+    with caplog.at_level(logging.WARNING, logger="nasforge.nesbs"):
+        post = fit_posterior(toy.supernet, toy, data, NesbsConfig(posterior_steps=2), gen)
+    assert near_uniform(post)[2]
+    assert "stays near uniform" in caplog.text
+
+
+def test_the_uniform_sampler_is_urs_t_and_fits_no_posterior() -> None:
+    data = load_digits()
+    space = load_space("nb201")
+    config = NesbsConfig(sampler="uniform", seed=3, **TINY)
+    supernet = seeded_build(lambda: space.supernet(C=4, N=1, num_classes=10, in_channels=1), 3)
+    encoding = ArchEncoding(as_supernet(supernet, by="test"))
+    stages: list[str] = []
+    run = run_nesbs(supernet, encoding, data, config, on_stage=lambda stage, *_: stages.append(stage))
+    assert "posterior" not in stages
+    assert run.posterior.entropy() == pytest.approx(near_uniform(ArchPosterior(encoding))[1])
+    assert len(run.candidates) == config.iterations and all(c.delta is None for c in run.candidates)
+    best = min(c.scores["nll"] for c in run.candidates)
+    assert run.ensemble_scores["nll"] == best  # selected as NESBS selects
+
+
+def test_the_uniform_draws_do_not_follow_a_posterior() -> None:
+    """URS draws every decision uniformly: over many candidates each op shows up about equally."""
+    from nasforge_nesbs.sampling import uniform_ensemble
+
+    space = load_space("nb201")
+    encoding = ArchEncoding(as_supernet(space.supernet(C=4, N=1), by="test"))
+    peaked = ArchPosterior(encoding, torch.tensor([[5.0, 0, 0, 0, 0]] * len(encoding)))
+    draws = uniform_ensemble(peaked, 2000, torch.Generator().manual_seed(0))
+    share = sum(a[0] == 0 for a in draws) / len(draws)
+    assert abs(share - 0.2) < 0.03
+
+
+def test_the_supernet_check_trains_distinct_architectures_and_ranks_them() -> None:
+    data = load_digits()
+    train, held = data.split(0.7, seed=0)
+    space = load_space("nb201")
+    supernet = seeded_build(lambda: space.supernet(C=4, N=1, num_classes=10, in_channels=1), 0)
+    encoding = ArchEncoding(as_supernet(supernet, by="test"))
+    predictor = SupernetPredictor(supernet, encoding, held)
+    kwargs = {"count": 3, "epochs": 1, "seed": 0, "build_options": {"C": 4, "N": 1}}
+    quality = check_supernet(space, encoding, predictor, train, **kwargs)
+    assert len(set(quality.members)) == 3 and len(quality.logits) == 3
+    assert all(0.0 <= e <= 100.0 for e in quality.trained_error)
+    assert quality.to_json()["spearman"] == quality.spearman
+    again = check_supernet(space, encoding, predictor, train, **kwargs)
+    assert again.trained_error == quality.trained_error  # same seed, same check
+
+
+def test_a_supernet_that_does_not_rank_is_warned_about(caplog) -> None:
+    def quality(trained_error: tuple[float, ...]) -> SupernetQuality:
+        return SupernetQuality(
+            ((0,), (1,), (2,), (3,)), (0.1, 0.2, 0.3, 0.4), trained_error, (1.0,) * 4, 5, ()
+        )
+
+    with caplog.at_level(logging.WARNING, logger="nasforge.nesbs"):
+        report(quality((1.0, 2.0, 3.0, 4.0)))
+    assert "barely ranks" not in caplog.text
+    with caplog.at_level(logging.WARNING, logger="nasforge.nesbs"):
+        report(quality((4.0, 3.0, 2.0, 1.0)))
+    assert "barely ranks" in caplog.text and quality((4.0, 3.0, 2.0, 1.0)).spearman < WEAK_RANKING
+
+
+def test_the_strategy_reports_its_check_and_refuses_a_check_of_one() -> None:
+    outcome = Nesbs(seed=0, quality_check=2, quality_epochs=1, posterior_steps=4, **TINY).fit(
+        load_space("nb201"), load_digits()
+    )
+    checked = outcome.produced_by["supernet_quality"]
+    assert len(checked["members"]) == 2 and "spearman" in checked
+    assert outcome.produced_by["run"]["posterior_prior_entropy"] == pytest.approx(6 * math.log(5))
+    with pytest.raises(NasforgeError, match="quality_check"):
+        Nesbs(quality_check=1)
