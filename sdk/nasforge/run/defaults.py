@@ -24,6 +24,10 @@ TABLE_DATASET = "cifar10"
 TRAINING_DATASET = "digits"
 #: Size baselines that ``nasforge score``/``correlate`` always show beside a metric.
 BASELINE_METRICS = ("params", "flops")
+#: The training-free metric a pre-ranking (and a warm start) ranks by when none is named:
+#: data-free, one forward on NAS-Bench-201 networks, and the strongest single proxy there
+#: in the zero-cost literature (Abdelfattah et al., 2021).
+RANKING_METRIC = "synflow"
 
 _OPTION = {"space": "--space", "strategy": "--strategy", "evaluator": "--evaluator", "metric": "--metric"}
 

@@ -42,6 +42,7 @@ from nasforge.kernel.option_types import (
     show,
     typed,
 )
+from nasforge.kernel.parallelism import Parallelism
 from nasforge.kernel.registry import Registry
 from nasforge.run.budget import Budget
 from nasforge.run.executors import build_executor
@@ -49,7 +50,7 @@ from nasforge.run.goals import check_declared
 from nasforge.run.stopping import rule_texts
 
 #: Constructor parameters only a run supplies (never a user option): see :func:`construct`.
-SUPPLIED_BY_RUN = frozenset({"registry", "data"})
+SUPPLIED_BY_RUN = frozenset({"registry", "data", "parallelism"})
 
 
 def _seed(value: Any) -> int:
@@ -257,7 +258,8 @@ class ExperimentSpec:
         Every component comes from ``registry``, and constructors that declare them get
         the registry and the seed (:func:`construct`); an evaluator that trains gets the
         run's training data, loaded once here. The strategy's ``objective`` is the run's
-        :meth:`goal` (objectives and constraints). ``executor_options``
+        :meth:`goal` (objectives and constraints); one that declares ``parallelism`` learns
+        where the run's work goes (:mod:`nasforge.kernel.parallelism`). ``executor_options``
         (:class:`nasforge.run.executors.ExecutorOptions`: the executor's own options, such as a
         cluster's address, and retries) say where the executor runs trials; they are not part of the
         spec, since they do not change what a trial computes.
@@ -271,7 +273,9 @@ class ExperimentSpec:
         evaluator = self.build_evaluator(registry, space, data=data)
         # A multi-fidelity strategy learns the evaluator's full budget (e.g. its epochs)
         # from the run; it follows from the spec, so a resume offers the same one.
-        offered: dict[str, Any] = {"registry": registry}
+        # a strategy that scores a pool runs that sweep where the run's trials run
+        where = Parallelism(self.executor, self.workers, executor_options.options if executor_options else {})
+        offered: dict[str, Any] = {"registry": registry, "parallelism": where}
         full = max_fidelity(evaluator)
         if full is not None:
             offered["max_fidelity"] = full

@@ -42,6 +42,7 @@ from typing import Any, ClassVar, TypeVar
 from nasforge.kernel.errors import NasforgeError
 from nasforge.kernel.evaluator import Evaluator
 from nasforge.kernel.option_types import OptionError, first_line
+from nasforge.kernel.parallelism import Parallelism
 from nasforge.kernel.registry import Registry, get_registry
 from nasforge.kernel.result import Objective, Result
 from nasforge.run.executors import Executor, ExecutorOptions, build_executor, die_with_parent
@@ -286,6 +287,39 @@ def make_sweep_executor(
     return ExecutorSweep(build_executor(cls, count, ExecutorOptions(options=options), registry), owned=True)
 
 
+class _OnFirstUse(SweepExecutor):
+    """A runner made on its first chunk: a pool whose scores are all cached starts no
+    worker process (seconds of start-up saved where the sweep itself takes none)."""
+
+    def __init__(self, parallelism: Parallelism, registry: Registry | None) -> None:
+        self.parallelism, self.registry = parallelism, registry
+        self.name = parallelism.executor
+        self.workers = 1 if parallelism.executor == InProcessSweep.name else parallelism.workers
+        self._runner: SweepExecutor | None = None
+
+    def run(self, fn: ChunkFn, job: Any, chunks: Sequence[list[Any]]) -> Iterator[tuple[int, list[Any]]]:
+        if self._runner is None:
+            p = self.parallelism
+            self._runner = make_sweep_executor(
+                p.executor, workers=p.workers, options=p.options, registry=self.registry
+            )
+        return self._runner.run(fn, job, chunks)
+
+    def close(self) -> None:
+        if self._runner is not None:
+            self._runner.close()
+            self._runner = None
+
+
+def sweep_for(parallelism: Parallelism | None, registry: Registry | None = None) -> SweepExecutor:
+    """The sweep runner of a run's :class:`~nasforge.kernel.parallelism.Parallelism` (this
+    process when None), started on its first chunk; the caller closes it. A strategy that
+    scores a pool uses it, so ``--executor process --workers 2`` scores on two cores."""
+    if parallelism is None or parallelism.executor == InProcessSweep.name:
+        return InProcessSweep()
+    return _OnFirstUse(parallelism, registry)
+
+
 def chunked(items: Sequence[T], per_task: int) -> list[list[T]]:
     """``items`` cut into consecutive lists of ``per_task`` (the last may be shorter)."""
     if per_task < 1:
@@ -332,4 +366,5 @@ __all__ = [
     "chunked",
     "make_sweep_executor",
     "map_chunks",
+    "sweep_for",
 ]
