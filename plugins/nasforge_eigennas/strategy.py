@@ -7,7 +7,8 @@ and the run reports the chosen cell's test accuracy (the evaluator's ``reported`
 
 As an ask/tell strategy it runs in an Experiment like any other (journal, budget,
 resume, export): the first ask scores the pool (no evaluator cost; minutes of CPU for a
-few hundred NAS-Bench-201 cells, cached on disk with ``cache=DIR``), then each ask is the
+few hundred NAS-Bench-201 cells, on the run's ``--executor``/``--workers``, and cached in
+the shared score cache or ``cache=DIR``), then each ask is the
 next of the top-k, best-scored first. After the k-th there is nothing left to propose,
 so it asks its best again, which the run answers from its memory, and a run with
 duplicate detection (the default) ends there: exactly k evaluations, whatever the
@@ -31,12 +32,13 @@ from rich.table import Table
 
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.option_types import OptionError
+from nasforge.kernel.parallelism import Parallelism
 from nasforge.kernel.progress_log import ProgressLog
 from nasforge.kernel.registry import Registry
 from nasforge.kernel.result import Objective, Result
 from nasforge.kernel.search_space import BUILD, SAMPLE, SearchSpace
 from nasforge.kernel.strategy import Strategy
-from nasforge.tools.scoring import metric_label, resolve_metrics
+from nasforge.tools.scoring import metric_label, resolve_metrics, sweep_for
 from nasforge_eigennas.pool import Ranked, draw_candidates, rank_candidates, score_candidates
 from nasforge_eigennas.settings import Labels, ScoreSettings
 
@@ -66,9 +68,10 @@ class EigenNas(Strategy):
         labels: Labels = "true",
         build: dict[str, Any] | None = None,
         init_seed: int | None = None,
-        cache: str | None = None,
+        cache: str | bool | None = True,
         device: str = "cpu",
         chunk_size: int = 64,
+        parallelism: Parallelism | None = None,
     ) -> None:
         """``sample_size`` candidates are scored (the whole space if it is enumerable and no
         larger) by ``metric`` (any registered one; ``eigennas_trace`` is the paper's, ``knas``
@@ -76,7 +79,8 @@ class EigenNas(Strategy):
         ``batch_size`` samples of ``score_data`` ("gaussian": data-agnostic, of
         ``input_shape`` with ``num_classes`` random labels; or a dataset name), each network
         built with ``build`` and initialised from ``init_seed`` (default: ``seed``); the
-        ``top_k`` best are evaluated. ``cache`` is a directory for the scores."""
+        ``top_k`` best are evaluated. ``cache``: true for the shared score cache, a directory,
+        or false/None for none. ``parallelism`` is the run's (where the pool is scored)."""
         super().__init__(space, objective=objective, seed=seed)
         if not 1 <= top_k <= sample_size:
             raise OptionError(
@@ -96,7 +100,7 @@ class EigenNas(Strategy):
             device=device,
             chunk_size=chunk_size,
         )
-        self.cache = cache
+        self.cache, self.parallelism = cache, parallelism
         metric_obj = resolve_metrics([metric], registry=registry)[-1]  # an unknown name: one line, now
         if metric_obj.info.population:
             raise OptionError(f"eigennas ranks by one network's score; metric '{metric}' ranks a population")
@@ -119,14 +123,16 @@ class EigenNas(Strategy):
                 unit="candidate",
             )
             start = time.perf_counter()
-            table = score_candidates(
-                self.space,
-                pool,
-                self.settings,
-                registry=self.registry,
-                cache=self.cache,
-                progress=lambda done, _total: log.update(done),
-            )
+            with sweep_for(self.parallelism, self.registry) as runner:
+                table = score_candidates(
+                    self.space,
+                    pool,
+                    self.settings,
+                    registry=self.registry,
+                    cache=self.cache,
+                    progress=lambda done, _total: log.update(done),
+                    executor=runner,
+                )
             self.scoring_seconds = time.perf_counter() - start
             log.finish(len(pool))
             self.ranked = rank_candidates(table, self.label, self.higher_is_better)

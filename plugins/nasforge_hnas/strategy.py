@@ -11,19 +11,23 @@ is the Experiment's best trial, i.e. the best-evaluated of the K selected archit
 from __future__ import annotations
 
 import random
+import weakref
 from typing import Any, ClassVar
 
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.option_types import OptionError
+from nasforge.kernel.parallelism import Parallelism
 from nasforge.kernel.progress_log import ProgressLog
 from nasforge.kernel.registry import Registry
 from nasforge.kernel.result import Objective, Result
 from nasforge.kernel.search_space import BUILD, SAMPLE, SearchSpace
 from nasforge.kernel.strategy import Strategy
+from nasforge.tools.scoring import ScoreCache, default_cache_dir, sweep_for
 from nasforge_hnas.loop import HnasLoop, Proposal
 from nasforge_hnas.pool import PoolScorer, ScoredPool, sample_genotypes
 from nasforge_hnas.pool_cache import PoolCache
 from nasforge_hnas.settings import HnasSettings
+from nasforge_hnas.shared_cache import SharedPoolCache
 
 
 class Hnas(Strategy):
@@ -40,6 +44,7 @@ class Hnas(Strategy):
         seed: int = 0,
         settings: HnasSettings | None = None,
         registry: Registry | None = None,
+        parallelism: Parallelism | None = None,
         **options: Any,
     ) -> None:
         """Configured by ``settings`` from Python, or by the flat options of the command line
@@ -48,9 +53,10 @@ class Hnas(Strategy):
 
         ``registry`` is the run's (a run hands it over, see ``nasforge.run.spec.construct``): the
         pool looks up a named metric and dataset there, so a caller's own registry is the one
-        used. Without one, the pool takes the core scoring helpers' default (process-wide)."""
+        used. Without one, the pool takes the core scoring helpers' default (process-wide).
+        ``parallelism`` is the run's too: where the pool is scored (``--executor``/``--workers``)."""
         super().__init__(space, objective=objective, seed=seed)
-        self.registry = registry
+        self.registry, self.parallelism = registry, parallelism
         if settings is not None and options:
             raise OptionError(
                 f"give hnas either settings or options, not both (options: {', '.join(options)})"
@@ -66,10 +72,16 @@ class Hnas(Strategy):
     # --- pool -------------------------------------------------------------------------
     @property
     def scorer(self) -> PoolScorer:
+        """The pool's scorer: on the run's executor (its workers started at the first
+        uncached candidate, released with this strategy), through the ``cache`` file named
+        or else the shared score cache."""
         if self._scorer is None:
             path = self.settings.cache
+            cache = PoolCache(path) if path else SharedPoolCache(self.space, ScoreCache(default_cache_dir()))
+            runner = sweep_for(self.parallelism, self.registry)
+            weakref.finalize(self, runner.close)
             self._scorer = PoolScorer(
-                self.space, self.settings.pool, PoolCache(path) if path else None, registry=self.registry
+                self.space, self.settings.pool, cache, registry=self.registry, executor=runner
             )
         return self._scorer
 
@@ -83,6 +95,8 @@ class Hnas(Strategy):
             # minutes of scoring with no bar of its own: say how far it is, every few seconds
             log = ProgressLog("nasforge.hnas", "hnas pool scoring", unit="architecture")
             self.scorer.fill(self.pool, fresh, progress=lambda done, total: self._log_pool(log, done, total))
+            if isinstance(self.scorer.cache, SharedPoolCache):
+                self.scorer.cache.flush()
 
     @staticmethod
     def _log_pool(log: ProgressLog, done: int, total: int) -> None:
