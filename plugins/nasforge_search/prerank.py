@@ -49,8 +49,9 @@ DRAWS_PER_MEMBER = 50
 
 
 class PreRank(Strategy):
-    """Rank training-free (``metric``: one name or several), validate the ``top_k`` best,
-    then stop, or hand them to ``then`` as its warm start."""
+    """Validate the top k of a training-free ranking; then stop, or warm-start ``then``.
+
+    ``metric`` is one name or several (ranked by their mean rank)."""
 
     name: ClassVar[str] = "prerank"
     requires: ClassVar[frozenset[str]] = frozenset({SAMPLE, BUILD})
