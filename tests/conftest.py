@@ -1,5 +1,8 @@
 """Shared fixtures: single-threaded torch (two busy cores are slower with two threads), one
-way to run the CLI in-process (``cli``) for every test, and the toy space registered.
+way to run the CLI in-process (``cli``) for every test, the toy space registered, and a
+score cache of the session's own (``XDG_CACHE_HOME``): strategies that rank a pool read
+and write the user's shared cache by default, and a test must neither read a developer's
+scores nor leave its own there.
 
 The toy space and evaluators of the conformance kits are a plugin module that nothing
 registers by default; the tests load it as a user would (``NASFORGE_PLUGINS``), set here,
@@ -27,6 +30,11 @@ if TOY_PLUGIN not in _PLUGINS:
 @pytest.fixture(autouse=True, scope="session")
 def _one_thread() -> None:
     torch.set_num_threads(1)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _own_cache_home(tmp_path_factory: pytest.TempPathFactory) -> None:
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("cache-home"))
 
 
 @pytest.fixture

@@ -343,3 +343,48 @@ def test_hnas_pool_on_ray(ray_runner: SweepExecutor) -> None:
     PoolScorer(space, settings, executor=ray_runner).fill(par, cells, per_task=2)
     assert np.array_equal(par.metric, ref.metric, equal_nan=True)
     assert np.array_equal(par.kappa, ref.kappa, equal_nan=True)
+
+
+# --- how the pool starts ----------------------------------------------------------------------
+FRESH_PROCESS = """
+from nasforge.kernel.registry import get_registry
+from nasforge.tools.scoring import sample_genotypes, score_genotypes
+from nasforge.tools.scoring.parallel import ProcessSweep
+from nasforge.api import load_space
+
+space = load_space("nb201")
+cells = sample_genotypes(space, 6, seed=1)
+options = {"metrics": ["synflow", "params"], "build": {"C": 4, "N": 1}, "batch_size": 4, "seed": 2}
+here = score_genotypes(space, cells, **options)
+with ProcessSweep(2) as pool:
+    there = score_genotypes(space, cells, executor=pool, per_task=2, **options)
+    print(pool.start_method)
+print(all(a[m].value == b[m].value for a, b in zip(here.rows, there.rows) for m in ("synflow", "params")))
+"""
+
+
+def test_a_fresh_process_forks_its_workers_and_they_score_alike() -> None:
+    """A command line that has only imported torch forks its workers (no start-up cost)."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", FRESH_PROCESS], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["fork", "True"], out.stderr
+
+
+def test_a_process_with_threads_spawns_its_workers() -> None:
+    """A thread started since import (an OpenMP pool, a helper) could hold a lock a fork
+    copies: such a process spawns."""
+    from nasforge.tools.scoring.parallel import fork_is_safe
+
+    stop = threading.Event()
+    helper = threading.Thread(target=stop.wait)
+    helper.start()
+    try:
+        assert not fork_is_safe()
+        with ProcessSweep(1) as pool:
+            assert pool.start_method == "spawn"
+            assert map_chunks(pool, _double, 3, [1, 2, 3]) == [3, 6, 9]
+    finally:
+        stop.set()
+        helper.join()

@@ -14,11 +14,13 @@ from typing import Any, ClassVar
 import torch
 from torch import nn
 
+from nasforge.kernel.decisions import Decision
 from nasforge.kernel.errors import InvalidGenotypeError
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.option_types import OptionError, check_options, first_line
 from nasforge.kernel.search_space import (
     BUILD,
+    DECISIONS,
     ENCODE,
     MUTATE,
     NEIGHBOURS,
@@ -46,7 +48,9 @@ class DartsSpace(SearchSpace):
 
     name: ClassVar[str] = "darts"
     version: ClassVar[str] = "1"
-    capabilities: ClassVar[frozenset[str]] = frozenset({SAMPLE, MUTATE, NEIGHBOURS, ENCODE, BUILD, SUPERNET})
+    capabilities: ClassVar[frozenset[str]] = frozenset(
+        {SAMPLE, MUTATE, NEIGHBOURS, ENCODE, BUILD, SUPERNET, DECISIONS}
+    )
     op_names: ClassVar[tuple[str, ...]] = PRIMITIVES
     #: What ``supernet(**cfg)`` takes (the fields of ``search_network.SupernetConfig``).
     supernet_options: ClassVar[frozenset[str]] = frozenset(
@@ -130,6 +134,16 @@ class DartsSpace(SearchSpace):
             src = int(blocks[e, len(CELL_OPS) : len(CELL_OPS) + node].argmax())
             choices += [op, src]
         return self.genotype(choices)
+
+    def decisions(self) -> tuple[Decision, ...]:
+        """Each edge's op and input node (``normal.3.op``, ``normal.3.input``: the cell's 4th
+        edge), in the genotype's order; a node's two edges may read the same input."""
+        out = []
+        for cell in CELL_TYPES:
+            for k in range(EDGES_PER_NODE * STEPS):
+                node = INPUTS + k // EDGES_PER_NODE
+                out += [Decision(f"{cell}.{k}.op", CELL_OPS), Decision(f"{cell}.{k}.input", range(node))]
+        return tuple(out)
 
     @property
     def size(self) -> int:

@@ -25,7 +25,14 @@ from nasforge.kernel.datasets import TensorData, build_option_names, network_opt
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.registry import Registry
 from nasforge.kernel.search_space import ENUMERATE, SearchSpace
-from nasforge.tools.scoring import ScoreTable, fixed_batch, resolve_metrics, score_genotypes
+from nasforge.tools.scoring import (
+    ScoreTable,
+    SweepExecutor,
+    fixed_batch,
+    resolve_cache,
+    resolve_metrics,
+    score_genotypes,
+)
 from nasforge_eigennas.settings import ScoreSettings
 
 Progress = Callable[[int, int], None]
@@ -83,11 +90,15 @@ def score_candidates(
     metrics: Sequence[str] | None = None,
     dataset: TensorData | None = None,
     registry: Registry | None = None,
-    cache: str | Path | None = None,
+    cache: str | Path | bool | None = None,
     progress: Progress | None = None,
+    executor: SweepExecutor | None = None,
 ) -> ScoreTable:
     """Every candidate under ``settings.metric`` (and any further ``metrics``, sharing passes),
-    on a batch of ``dataset`` (the run's data) if given, else of ``settings.data``."""
+    on a batch of ``dataset`` (the run's data) if given, else of ``settings.data``, on
+    ``executor`` (the caller's; None: this process); ``cache``: True for the shared score
+    cache (whose keys hold the space's options), a directory (a shard per space
+    configuration), or None/False for none."""
     names = list(dict.fromkeys([settings.metric, *(metrics or ())]))
     batch = scoring_batch(settings, registry, dataset)
     return score_genotypes(
@@ -101,9 +112,10 @@ def score_candidates(
         device=settings.device,
         chunk_size=settings.chunk_size,
         build=build_options(space, settings, batch),
-        cache=None if cache is None else cache_directory(cache, space),
+        cache=resolve_cache(cache) if cache in (None, True, False) else cache_directory(cache, space),
         progress=None if progress is None else (lambda done, total, _g: progress(done, total)),
         registry=registry,
+        executor=executor if executor is not None else "inprocess",
     )
 
 

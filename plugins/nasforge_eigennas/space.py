@@ -23,7 +23,17 @@ from typing import ClassVar
 import torch
 
 from nasforge import Genotype, InvalidGenotypeError, SearchSpace
-from nasforge.kernel.search_space import BUILD, ENCODE, ENUMERATE, MUTATE, NEIGHBOURS, SAMPLE, SUPERNET
+from nasforge.kernel.decisions import Decision
+from nasforge.kernel.search_space import (
+    BUILD,
+    DECISIONS,
+    ENCODE,
+    ENUMERATE,
+    MUTATE,
+    NEIGHBOURS,
+    SAMPLE,
+    SUPERNET,
+)
 from nasforge_eigennas.activations import ACTIVATIONS, ActivationSet
 from nasforge_eigennas.bounds import Bounds, theorem1, theorem2
 from nasforge_eigennas.kernel_recursion import Variant, ntk_diagonal
@@ -41,7 +51,7 @@ class MLPResSpace(SearchSpace):
     name: ClassVar[str] = SPACE_NAME
     version: ClassVar[str] = "1"
     capabilities: ClassVar[frozenset[str]] = frozenset(
-        {SAMPLE, MUTATE, NEIGHBOURS, ENCODE, ENUMERATE, BUILD, SUPERNET}
+        {SAMPLE, MUTATE, NEIGHBOURS, ENCODE, ENUMERATE, BUILD, SUPERNET, DECISIONS}
     )
     op_names: ClassVar[tuple[str, ...]] = ACTIVATIONS
 
@@ -148,6 +158,11 @@ class MLPResSpace(SearchSpace):
         idx = flat[:n_act].reshape(self.hidden, len(ACTIVATIONS)).argmax(dim=1).tolist()
         bits = (flat[n_act:] > 0.5).long().tolist()
         return self.from_parts([ACTIVATIONS[i] for i in idx], bits)
+
+    def decisions(self) -> tuple[Decision, ...]:
+        """Each hidden layer's activation, then each skip bit (``layer2.skip``: 0 or 1)."""
+        acts = [Decision(f"layer{k}.activation", ACTIVATIONS) for k in range(1, self.depth)]
+        return (*acts, *(Decision(f"layer{k}.skip", (0, 1)) for k in range(2, self.depth)))
 
     @property
     def size(self) -> int:

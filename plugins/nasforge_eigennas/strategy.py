@@ -13,7 +13,8 @@ benchmark table) must say which it wants.
 
 As an ask/tell strategy it runs in an Experiment like any other (journal, budget,
 resume, export): the first ask scores the pool (no evaluator cost; minutes of CPU for a
-few hundred NAS-Bench-201 cells, cached on disk with ``cache=DIR``), then each ask is the
+few hundred NAS-Bench-201 cells, on the run's ``--executor``/``--workers``, and cached in
+the shared score cache or ``cache=DIR``), then each ask is the
 next of the top-k, best-scored first. After the k-th there is nothing left to propose,
 so it asks its best again, which the run answers from its memory, and a run with
 duplicate detection (the default) ends there: exactly k evaluations, whatever the
@@ -39,12 +40,13 @@ from rich.table import Table
 from nasforge.kernel.datasets import TensorData
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.option_types import OptionError
+from nasforge.kernel.parallelism import Parallelism
 from nasforge.kernel.progress_log import ProgressLog
 from nasforge.kernel.registry import Registry
 from nasforge.kernel.result import Objective, Result
 from nasforge.kernel.search_space import BUILD, SAMPLE, SearchSpace
 from nasforge.kernel.strategy import Strategy
-from nasforge.tools.scoring import metric_label, resolve_metrics
+from nasforge.tools.scoring import metric_label, resolve_metrics, sweep_for
 from nasforge_eigennas.pool import Ranked, draw_candidates, rank_candidates, score_candidates
 from nasforge_eigennas.settings import Labels, ScoreSettings
 
@@ -74,12 +76,13 @@ class EigenNas(Strategy):
         labels: Labels = "true",
         build: dict[str, Any] | None = None,
         init_seed: int | None = None,
-        cache: str | None = None,
+        cache: str | bool | None = True,
         device: str = "cpu",
         chunk_size: int = 64,
         pool_seed: int | None = None,
         data: TensorData | None = None,
         build_options: dict[str, Any] | None = None,
+        parallelism: Parallelism | None = None,
     ) -> None:
         """``sample_size`` candidates are scored (the whole space if it is enumerable and no
         larger) by ``metric`` (any registered one; ``eigennas_trace`` is the paper's,
@@ -89,9 +92,10 @@ class EigenNas(Strategy):
         which a run hands over), "gaussian" (data-agnostic, of ``input_shape`` with
         ``num_classes`` random labels) or a dataset name. Each network is built with
         ``build`` (over the run's ``build_options``) and initialised from ``init_seed``
-        (default: ``seed``); the ``top_k`` best are evaluated. ``cache`` is a directory for
-        the scores. ``pool_seed`` draws the pool from its own seed (default: the run's), so
-        several seeds can rank one fixed pool."""
+        (default: ``seed``); the ``top_k`` best are evaluated. ``cache``: true for the
+        shared score cache, a directory, or false/None for none. ``pool_seed`` draws the
+        pool from its own seed (default: the run's), so several seeds can rank one fixed
+        pool. ``parallelism`` is the run's (where the pool is scored)."""
         super().__init__(space, objective=objective, seed=seed)
         if not 1 <= top_k <= sample_size:
             raise OptionError(
@@ -122,7 +126,7 @@ class EigenNas(Strategy):
             device=device,
             chunk_size=chunk_size,
         )
-        self.cache = cache
+        self.cache, self.parallelism = cache, parallelism
         if metric_obj.info.population:
             raise OptionError(f"eigennas ranks by one network's score; metric '{metric}' ranks a population")
         self.label = metric_label(metric_obj)
@@ -155,15 +159,17 @@ class EigenNas(Strategy):
                     s.num_classes,
                 )
             start = time.perf_counter()
-            table = score_candidates(
-                self.space,
-                pool,
-                self.settings,
-                dataset=self.data,
-                registry=self.registry,
-                cache=self.cache,
-                progress=lambda done, _total: log.update(done),
-            )
+            with sweep_for(self.parallelism, self.registry) as runner:
+                table = score_candidates(
+                    self.space,
+                    pool,
+                    self.settings,
+                    dataset=self.data,
+                    registry=self.registry,
+                    cache=self.cache,
+                    progress=lambda done, _total: log.update(done),
+                    executor=runner,
+                )
             self.scoring_seconds = time.perf_counter() - start
             log.finish(len(pool))
             self.ranked = rank_candidates(table, self.label, self.higher_is_better)

@@ -11,21 +11,25 @@ is the Experiment's best trial, i.e. the best-evaluated of the K selected archit
 from __future__ import annotations
 
 import random
+import weakref
 from typing import Any, ClassVar
 
 import attrs
 
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.option_types import OptionError
+from nasforge.kernel.parallelism import Parallelism
 from nasforge.kernel.progress_log import ProgressLog
 from nasforge.kernel.registry import Registry
 from nasforge.kernel.result import Objective, Result
 from nasforge.kernel.search_space import BUILD, SAMPLE, SearchSpace
 from nasforge.kernel.strategy import Strategy
+from nasforge.tools.scoring import ScoreCache, default_cache_dir, sweep_for
 from nasforge_hnas.loop import HnasLoop, Proposal
 from nasforge_hnas.pool import PoolScorer, ScoredPool, sample_genotypes
 from nasforge_hnas.pool_cache import PoolCache
 from nasforge_hnas.settings import HnasSettings
+from nasforge_hnas.shared_cache import SharedPoolCache
 
 
 class Hnas(Strategy):
@@ -43,6 +47,7 @@ class Hnas(Strategy):
         settings: HnasSettings | None = None,
         registry: Registry | None = None,
         build_options: dict[str, Any] | None = None,
+        parallelism: Parallelism | None = None,
         **options: Any,
     ) -> None:
         """Configured by ``settings`` from Python, or by the flat options of the command line
@@ -55,9 +60,10 @@ class Hnas(Strategy):
 
         ``build_options`` are the run's network options (``--build-option``): the pool's
         networks are built with them, under the pool's own ``build`` option, so the network
-        scored is the one the evaluator trains and the export writes."""
+        scored is the one the evaluator trains and the export writes. ``parallelism`` is the
+        run's too: where the pool is scored (``--executor``/``--workers``)."""
         super().__init__(space, objective=objective, seed=seed)
-        self.registry = registry
+        self.registry, self.parallelism = registry, parallelism
         if settings is not None and options:
             raise OptionError(
                 f"give hnas either settings or options, not both (options: {', '.join(options)})"
@@ -78,10 +84,16 @@ class Hnas(Strategy):
     # --- pool -------------------------------------------------------------------------
     @property
     def scorer(self) -> PoolScorer:
+        """The pool's scorer: on the run's executor (its workers started at the first
+        uncached candidate, released with this strategy), through the ``cache`` file named
+        or else the shared score cache."""
         if self._scorer is None:
             path = self.settings.cache
+            cache = PoolCache(path) if path else SharedPoolCache(self.space, ScoreCache(default_cache_dir()))
+            runner = sweep_for(self.parallelism, self.registry)
+            weakref.finalize(self, runner.close)
             self._scorer = PoolScorer(
-                self.space, self.settings.pool, PoolCache(path) if path else None, registry=self.registry
+                self.space, self.settings.pool, cache, registry=self.registry, executor=runner
             )
         return self._scorer
 
@@ -95,6 +107,8 @@ class Hnas(Strategy):
             # minutes of scoring with no bar of its own: say how far it is, every few seconds
             log = ProgressLog("nasforge.hnas", "hnas pool scoring", unit="architecture")
             self.scorer.fill(self.pool, fresh, progress=lambda done, total: self._log_pool(log, done, total))
+            if isinstance(self.scorer.cache, SharedPoolCache):
+                self.scorer.cache.flush()
 
     @staticmethod
     def _log_pool(log: ProgressLog, done: int, total: int) -> None:

@@ -15,11 +15,13 @@ from typing import ClassVar
 
 import torch
 
+from nasforge.kernel.decisions import Decision
 from nasforge.kernel.errors import InvalidGenotypeError
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.option_types import check_options
 from nasforge.kernel.search_space import (
     BUILD,
+    DECISIONS,
     ENCODE,
     ENUMERATE,
     MUTATE,
@@ -45,7 +47,7 @@ class NB201Space(SearchSpace):
     name: ClassVar[str] = arch.SPACE_NAME
     version: ClassVar[str] = arch.SPACE_VERSION
     capabilities: ClassVar[frozenset[str]] = frozenset(
-        {SAMPLE, MUTATE, NEIGHBOURS, ENCODE, ENUMERATE, BUILD, SUPERNET}
+        {SAMPLE, MUTATE, NEIGHBOURS, ENCODE, ENUMERATE, BUILD, SUPERNET, DECISIONS}
     )
     op_names: ClassVar[tuple[str, ...]] = arch.OP_NAMES
 
@@ -110,6 +112,10 @@ class NB201Space(SearchSpace):
             raise InvalidGenotypeError("an nb201 encoding must be finite")
         idx = x.detach().reshape(arch.NUM_EDGES, arch.NUM_OPS).argmax(dim=1).tolist()
         return self._make(tuple(self.op_names[k] for k in idx))
+
+    def decisions(self) -> tuple[Decision, ...]:
+        """Each edge's op, named as the edge (``2<-1``: into node 2 from node 1)."""
+        return tuple(Decision(f"{dst}<-{src}", self.op_names) for dst, src in arch.EDGES)
 
     @property
     def size(self) -> int:

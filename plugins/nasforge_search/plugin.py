@@ -8,6 +8,7 @@ from nasforge_search.local_search import LocalSearch
 from nasforge_search.median_pruner import MedianPruner
 from nasforge_search.mo_random import MultiObjectiveRandomSearch
 from nasforge_search.nsga2 import NSGA2
+from nasforge_search.prerank import PreRank
 from nasforge_search.random_search import RandomSearch
 from nasforge_search.regularized_evolution import RegularizedEvolution
 from nasforge_search.successive_halving import SuccessiveHalving
@@ -24,4 +25,5 @@ def nasforge_register_strategies() -> list[type]:
         SuccessiveHalving,
         Hyperband,
         MedianPruner,
+        PreRank,
     ]

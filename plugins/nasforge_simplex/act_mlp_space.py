@@ -25,8 +25,18 @@ import torch
 from torch import nn
 
 from nasforge import Genotype, InvalidGenotypeError, SearchSpace
+from nasforge.kernel.decisions import Decision
 from nasforge.kernel.option_types import OptionError
-from nasforge.kernel.search_space import BUILD, ENCODE, ENUMERATE, MUTATE, NEIGHBOURS, SAMPLE, SUPERNET
+from nasforge.kernel.search_space import (
+    BUILD,
+    DECISIONS,
+    ENCODE,
+    ENUMERATE,
+    MUTATE,
+    NEIGHBOURS,
+    SAMPLE,
+    SUPERNET,
+)
 from nasforge_simplex.activations import ACTIVATIONS, DEFAULT_NEGATIVE_SLOPE, DEFAULT_OPS, check_ops
 
 #: Most hidden layers a space may have (a typo beyond, not an MLP).
@@ -40,7 +50,7 @@ class ActMlpSpace(SearchSpace):
     name: ClassVar[str] = "act-mlp"
     version: ClassVar[str] = "1"
     capabilities: ClassVar[frozenset[str]] = frozenset(
-        {SAMPLE, MUTATE, NEIGHBOURS, ENCODE, ENUMERATE, BUILD, SUPERNET}
+        {SAMPLE, MUTATE, NEIGHBOURS, ENCODE, ENUMERATE, BUILD, SUPERNET, DECISIONS}
     )
     op_names: ClassVar[tuple[str, ...]] = ACTIVATIONS
 
@@ -116,6 +126,10 @@ class ActMlpSpace(SearchSpace):
             raise InvalidGenotypeError(f"an act-mlp encoding has {self.layers * len(self.ops)} entries")
         index = x.detach().reshape(self.layers, len(self.ops)).argmax(dim=-1).tolist()
         return self.genotype([self.ops[i] for i in index])
+
+    def decisions(self) -> tuple[Decision, ...]:
+        """Each layer's activation among the candidates (``layer0``, ``layer1``, ...)."""
+        return tuple(Decision(f"layer{k}", self.ops) for k in range(self.layers))
 
     @property
     def size(self) -> int:

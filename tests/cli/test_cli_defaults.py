@@ -10,7 +10,7 @@ import pytest
 
 from nasforge import NasforgeError
 from nasforge.api import build_spec
-from nasforge.kernel.registry import load_registry
+from nasforge.kernel.registry import get_registry, load_registry
 from nasforge.run import defaults
 from tests.cli_run import one_line
 
@@ -35,12 +35,12 @@ def test_search_without_the_nb201_plugin_names_the_missing_default(tmp_path) -> 
     ("disabled", "args", "kind", "name"),
     [
         ("nb201", (), "space", defaults.SPACE),
-        ("search", (), "strategy", defaults.STRATEGY),
+        ("search,optuna", (), "strategy", defaults.STRATEGY),
         ("nb201", ("toy", "random"), "evaluator", defaults.TABLE_EVALUATOR),
     ],
 )
 def test_build_spec_names_each_missing_default(disabled: str, args: tuple, kind: str, name: str) -> None:
-    registry = load_registry(disabled=[disabled])
+    registry = load_registry(disabled=disabled.split(","))
     with pytest.raises(NasforgeError, match=f"default {kind} '{name}' is not installed"):
         build_spec(*args, registry=registry)
 
@@ -64,9 +64,20 @@ def test_the_defaults_are_what_an_unnamed_search_gets() -> None:
     ask_tell = build_spec()
     assert (ask_tell.space, ask_tell.strategy, ask_tell.evaluator) == (
         defaults.SPACE,
-        defaults.STRATEGY,
+        defaults.default_strategy(get_registry()),
         defaults.TABLE_EVALUATOR,
     )
     assert ask_tell.benchmark_dataset == defaults.TABLE_DATASET and ask_tell.train_data is None
     one_shot = build_spec(defaults.SPACE, "darts")
     assert one_shot.train_data == defaults.TRAINING_DATASET and one_shot.evaluator is None
+
+
+def test_the_default_strategy_is_the_best_installed(monkeypatch) -> None:
+    """Optuna's TPE where its extra is installed (it measured best under the protocol),
+    regularized evolution where it is not, or where its plugin is switched off."""
+    pytest.importorskip("optuna")
+    assert defaults.default_strategy(get_registry()) == "optuna-tpe"
+    assert defaults.default_strategy(load_registry(disabled=["optuna"])) == "rea"
+    monkeypatch.setitem(sys.modules, "optuna", None)  # the extra not installed
+    assert defaults.default_strategy(get_registry()) == "rea"
+    assert build_spec().strategy == "rea"

@@ -11,13 +11,16 @@ from __future__ import annotations
 import abc
 import random
 from collections.abc import Iterator, Sequence
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 import torch
 from torch import nn
 
 from nasforge.kernel.errors import CapabilityError, InvalidGenotypeError
 from nasforge.kernel.genotype import Genotype
+
+if TYPE_CHECKING:
+    from nasforge.kernel.decisions import Decision
 
 # Capability names a space may declare; strategies list the ones they need.
 SAMPLE = "sample"
@@ -27,6 +30,7 @@ ENCODE = "encode"
 ENUMERATE = "enumerate"
 BUILD = "build"
 SUPERNET = "supernet"
+DECISIONS = "decisions"
 
 
 @runtime_checkable
@@ -106,6 +110,11 @@ class SearchSpace(abc.ABC):
     def decode(self, x: torch.Tensor) -> Genotype:
         """The genotype nearest to an encoding (inverse of :meth:`encode` on its image)."""
         raise self._missing(ENCODE)
+
+    def decisions(self) -> tuple[Decision, ...]:
+        """One independent categorical decision per choice of a genotype, for samplers that
+        know nothing of architectures (:mod:`nasforge.kernel.decisions`)."""
+        raise self._missing(DECISIONS)
 
     @property
     def size(self) -> int | None:

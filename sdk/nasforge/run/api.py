@@ -95,7 +95,7 @@ def build_spec(
     """
     registry = registry if registry is not None else get_registry()
     space = space or default_component(registry, "space", defaults.SPACE)
-    strategy = strategy or default_component(registry, "strategy", defaults.STRATEGY)
+    strategy = strategy or defaults.default_strategy(registry)
     spec = ExperimentSpec(
         space=space,
         strategy=strategy,

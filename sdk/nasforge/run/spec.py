@@ -43,6 +43,7 @@ from nasforge.kernel.option_types import (
     show,
     typed,
 )
+from nasforge.kernel.parallelism import Parallelism
 from nasforge.kernel.registry import Registry
 from nasforge.run.budget import Budget
 from nasforge.run.executors import build_executor
@@ -51,7 +52,7 @@ from nasforge.run.stopping import rule_texts
 from nasforge.run.training_data import load_training_data
 
 #: Constructor parameters only a run supplies (never a user option): see :func:`construct`.
-SUPPLIED_BY_RUN = frozenset({"registry", "data", "build_options"})
+SUPPLIED_BY_RUN = frozenset({"registry", "data", "build_options", "parallelism"})
 
 
 def _seed(value: Any) -> int:
@@ -277,11 +278,12 @@ class ExperimentSpec:
         the registry and the seed (:func:`construct`); an evaluator that trains gets the
         run's training data (``data`` where the caller loaded it, else loaded once here),
         and so does a strategy that declares ``data`` (one that scores candidates on it).
-        The strategy's ``objective`` is the run's :meth:`goal` (objectives and constraints).
-        ``executor_options`` (:class:`nasforge.run.executors.ExecutorOptions`: the
-        executor's own options, such as a cluster's address, and retries) say where the
-        executor runs trials; they are not part of the spec, since they do not change what
-        a trial computes.
+        The strategy's ``objective`` is the run's :meth:`goal` (objectives and constraints);
+        one that declares ``parallelism`` learns where the run's work goes
+        (:mod:`nasforge.kernel.parallelism`). ``executor_options``
+        (:class:`nasforge.run.executors.ExecutorOptions`: the executor's own options, such as a
+        cluster's address, and retries) say where the executor runs trials; they are not part
+        of the spec, since they do not change what a trial computes.
         """
         executor_cls = registry.get("executor", self.executor)
         if self.evaluator is None or self.budget is None:
@@ -294,7 +296,9 @@ class ExperimentSpec:
         evaluator = self.build_evaluator(registry, space, data=data)
         # A multi-fidelity strategy learns the evaluator's full budget (e.g. its epochs)
         # from the run; it follows from the spec, so a resume offers the same one.
-        offered: dict[str, Any] = {"registry": registry, **self.offered_build()}
+        # a strategy that scores a pool runs that sweep where the run's trials run
+        where = Parallelism(self.executor, self.workers, executor_options.options if executor_options else {})
+        offered: dict[str, Any] = {"registry": registry, "parallelism": where, **self.offered_build()}
         if data is not None:  # the run's training data, for a strategy that scores on it
             offered["data"] = data
         full = max_fidelity(evaluator)

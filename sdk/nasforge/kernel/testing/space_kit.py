@@ -11,6 +11,7 @@ Usage, in the plugin's own tests (pytest collects the inherited ``test_*`` metho
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from typing import Any
 
@@ -19,10 +20,12 @@ import torch
 from safetensors import safe_open
 from safetensors.torch import load_file, save_file
 
+from nasforge.kernel.decisions import decisions_of, genotype_of, values_of
 from nasforge.kernel.errors import CapabilityError, InvalidGenotypeError
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.search_space import (
     BUILD,
+    DECISIONS,
     ENCODE,
     ENUMERATE,
     MUTATE,
@@ -34,7 +37,7 @@ from nasforge.kernel.search_space import (
 from nasforge.kernel.seeding import seeded_build, seeded_generator
 
 N_SAMPLES = 8
-KNOWN_CAPABILITIES = {SAMPLE, MUTATE, NEIGHBOURS, ENCODE, ENUMERATE, BUILD, SUPERNET}
+KNOWN_CAPABILITIES = {SAMPLE, MUTATE, NEIGHBOURS, ENCODE, ENUMERATE, BUILD, SUPERNET, DECISIONS}
 
 
 def samples(space: SearchSpace, n: int = N_SAMPLES, seed: int = 0) -> list[Genotype]:
@@ -159,6 +162,27 @@ class SearchSpaceConformance:
         assert len(seen) == size
         for g in samples(space):
             assert g in seen
+
+    def test_decisions(self, space: SearchSpace) -> None:
+        """One independent decision per choice: every genotype reads as values and back,
+        every combination of values is a genotype, and they number the space's size."""
+        if DECISIONS not in space.capabilities:
+            return self._refuses(space, lambda: space.decisions())
+        found = decisions_of(space)
+        for g in samples(space):
+            values = values_of(space, g)
+            assert all(values[d.name] in d.choices for d in found)
+            assert genotype_of(space, values) == g
+        rng = random.Random(2)
+        for _ in range(N_SAMPLES):  # any combination, the rarest included
+            space.validate(genotype_of(space, {d.name: rng.choice(d.choices) for d in found}))
+        if space.size is not None:
+            assert math.prod(len(d.choices) for d in found) == space.size
+        first = {d.name: d.choices[0] for d in found}
+        missing = {k: v for k, v in first.items() if k != found[0].name}
+        for bad in ({**first, found[0].name: object()}, missing, {**first, "no such decision": 0}):
+            with pytest.raises(InvalidGenotypeError):
+                genotype_of(space, bad)
 
     def test_build_forward(
         self, space: SearchSpace, build_kwargs: dict[str, Any], input_shape: tuple[int, ...]

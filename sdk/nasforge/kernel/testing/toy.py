@@ -18,13 +18,23 @@ from collections.abc import Iterator
 import torch
 from torch import nn
 
+from nasforge.kernel.decisions import Decision
 from nasforge.kernel.errors import InvalidGenotypeError, UnknownNameError
 from nasforge.kernel.evaluator import Evaluator
 from nasforge.kernel.fidelity import should_stop
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.hookspecs import hookimpl
 from nasforge.kernel.result import Objective, Result
-from nasforge.kernel.search_space import BUILD, ENCODE, ENUMERATE, MUTATE, NEIGHBOURS, SAMPLE, SearchSpace
+from nasforge.kernel.search_space import (
+    BUILD,
+    DECISIONS,
+    ENCODE,
+    ENUMERATE,
+    MUTATE,
+    NEIGHBOURS,
+    SAMPLE,
+    SearchSpace,
+)
 
 TOY_OPS = ("linear", "relu_linear", "skip")
 SLOTS = 4
@@ -35,7 +45,7 @@ class ToySpace(SearchSpace):
 
     name = "toy"
     version = "1"
-    capabilities = frozenset({SAMPLE, MUTATE, NEIGHBOURS, ENCODE, ENUMERATE, BUILD})
+    capabilities = frozenset({SAMPLE, MUTATE, NEIGHBOURS, ENCODE, ENUMERATE, BUILD, DECISIONS})
     op_names = TOY_OPS
 
     def _validate_choices(self, choices: tuple[str | int, ...]) -> None:
@@ -77,6 +87,9 @@ class ToySpace(SearchSpace):
     def decode(self, x: torch.Tensor) -> Genotype:
         idx = x.reshape(SLOTS, len(TOY_OPS)).argmax(dim=1).tolist()
         return self.genotype([TOY_OPS[i] for i in idx])
+
+    def decisions(self) -> tuple[Decision, ...]:
+        return tuple(Decision(f"slot{i}", TOY_OPS) for i in range(SLOTS))
 
     @property
     def size(self) -> int:

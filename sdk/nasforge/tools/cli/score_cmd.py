@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import os
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -41,6 +40,7 @@ from nasforge.tools.cli.common_options import (
 from nasforge.tools.cli.options import parse_options
 from nasforge.tools.cli.output import err_console, out_console, print_json
 from nasforge.tools.export import resolve_genotype
+from nasforge.tools.scoring.cache import default_cache_dir
 from nasforge.tools.scoring.parallel import SweepExecutor
 
 #: Always shown beside any metric, because they are hard to beat (NAS-Bench-Suite-Zero).
@@ -56,11 +56,6 @@ DataOption = Annotated[
 
 #: Seeds seed torch generators, which take 64-bit values.
 MAX_SEED = 2**63 - 1
-
-
-def default_cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "nasforge" / "scores"
 
 
 def _metrics(names: list[str] | None, *, with_baselines: bool, registry: Registry) -> list[str]:

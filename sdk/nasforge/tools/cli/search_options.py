@@ -26,7 +26,10 @@ SpaceName = Annotated[
 ]
 StrategyName = Annotated[
     str | None,
-    typer.Option(help=f"Strategy name (see `nasforge strategies`) (default: {defaults.STRATEGY})."),
+    typer.Option(
+        help="Strategy name (see `nasforge strategies`) (default: "
+        f"{' if installed, else '.join(name for name, _ in defaults.STRATEGIES)})."
+    ),
 ]
 EvaluatorName = Annotated[
     str | None,

@@ -3,11 +3,12 @@
 The CLI's ``nasforge score`` and ``nasforge correlate`` are thin wrappers over
 :func:`score_genotypes`, :func:`correlate` and :func:`plot_correlation`; where a sweep runs
 (this process, a process pool, a registered executor such as Ray) is
-:func:`make_sweep_executor`'s choice.
+:func:`make_sweep_executor`'s choice (:func:`sweep_for`: a run's). :func:`rank_pool` ranks a
+pool for a strategy through the same scorer and the shared cache.
 """
 
 from nasforge.tools.scoring.batch import FixedBatch, fixed_batch
-from nasforge.tools.scoring.cache import ScoreCache, ScoreKey
+from nasforge.tools.scoring.cache import ScoreCache, ScoreKey, default_cache_dir
 from nasforge.tools.scoring.correlate import (
     CorrelationResult,
     MetricCorrelation,
@@ -23,6 +24,7 @@ from nasforge.tools.scoring.parallel import (
     SweepExecutor,
     make_sweep_executor,
     map_chunks,
+    sweep_for,
 )
 from nasforge.tools.scoring.passes import (
     HESSIAN_GRAD,
@@ -35,6 +37,7 @@ from nasforge.tools.scoring.passes import (
     SharedPasses,
 )
 from nasforge.tools.scoring.plot import plot_correlation
+from nasforge.tools.scoring.pool_ranking import Ranking, RankingSettings, rank_pool, resolve_cache
 from nasforge.tools.scoring.ranking import aggregate_ranks, normalized_ranks, oriented, rank_order
 from nasforge.tools.scoring.scorer import metric_label, score_model
 from nasforge.tools.scoring.shared_metric import SharedPassMetric
@@ -57,6 +60,8 @@ __all__ = [
     "MetricCorrelation",
     "MetricScore",
     "ProcessSweep",
+    "Ranking",
+    "RankingSettings",
     "ScoreCache",
     "ScoreKey",
     "ScoreTable",
@@ -67,6 +72,7 @@ __all__ = [
     "build_model",
     "correlate",
     "correlate_table",
+    "default_cache_dir",
     "fixed_batch",
     "kendall",
     "make_sweep_executor",
@@ -76,10 +82,13 @@ __all__ = [
     "oriented",
     "plot_correlation",
     "rank_order",
+    "rank_pool",
     "rankdata",
+    "resolve_cache",
     "resolve_metrics",
     "sample_genotypes",
     "score_genotypes",
     "score_model",
     "spearman",
+    "sweep_for",
 ]

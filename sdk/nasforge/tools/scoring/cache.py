@@ -54,6 +54,26 @@ from nasforge.kernel.genotype import Genotype
 from nasforge.tools.scoring.outcome import MetricScore
 
 
+def default_cache_dir() -> Path:
+    """The user's shared score cache (``$XDG_CACHE_HOME/nasforge/scores``, else
+    ``~/.cache/nasforge/scores``): where ``nasforge score``/``correlate`` and every pool a
+    strategy ranks read and write by default, so a sweep is paid for once."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "nasforge" / "scores"
+
+
+def space_config(space: object) -> str:
+    """A space's own options as canonical JSON, "" for a space that has none.
+
+    A genotype names its space and version, not the options a space object was made with
+    (mlp-res's LeakyReLU slope, act-mlp's candidates), which change its networks and so
+    their scores: a key that leaves them out serves one configuration's scores to another.
+    A space without options keys as before, so existing caches stay valid.
+    """
+    state = getattr(space, "__dict__", None)
+    return json.dumps(state, sort_keys=True, default=repr) if state else ""
+
+
 def package_version() -> str:
     """nasforge's version, part of every key (imported late: nasforge imports this module)."""
     from nasforge import __version__

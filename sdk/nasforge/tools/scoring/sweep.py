@@ -33,7 +33,7 @@ from nasforge.kernel.search_space import SearchSpace
 from nasforge.kernel.seeding import seeded_build
 from nasforge.run.executors import executor_keywords
 from nasforge.tools.scoring.batch import DataSpec, fixed_batch
-from nasforge.tools.scoring.cache import ScoreCache, ScoreKey
+from nasforge.tools.scoring.cache import ScoreCache, ScoreKey, space_config
 from nasforge.tools.scoring.outcome import MetricScore
 from nasforge.tools.scoring.parallel import SweepExecutor, make_sweep_executor, map_chunks
 from nasforge.tools.scoring.scorer import metric_label, score_model
@@ -260,7 +260,10 @@ def _score(
     # data-free metrics depend on the input shape only: their cache entries serve any data
     shape_key = "shape:" + "x".join(str(d) for d in fb.x.shape[1:])
     # the loss and the device type change the numbers too (a CUDA score is not a CPU one)
-    settings = json.dumps({"loss": loss, "device": torch.device(device).type}, sort_keys=True)
+    setting: dict[str, str] = {"loss": loss, "device": torch.device(device).type}
+    if space_config(space):  # a space's options change its networks (an option-free space keys as before)
+        setting["space"] = space_config(space)
+    settings = json.dumps(setting, sort_keys=True)
     keys = {
         metric_label(m): ScoreKey(
             metric_label(m),
