@@ -149,7 +149,18 @@ def hnas(
     }
     _print(summary, json_out)
     # last, after the run: a refused input still gets its one line on stderr, nothing more
-    _say_deprecated(space, evaluator, dataset, steps, build_option, out, pool_data=pool_data)
+    where = [f"--executor {executor}", *([f"--workers {workers}"] if workers else [])]
+    where += [f"--executor-option {o}" for o in executor_option or []]
+    _say_deprecated(
+        space,
+        evaluator,
+        dataset,
+        steps,
+        build_option,
+        out,
+        pool_data=pool_data,
+        where=where if executor != "inprocess" else [],
+    )
 
 
 def _say_deprecated(
@@ -161,11 +172,14 @@ def _say_deprecated(
     out: Path,
     *,
     pool_data: bool,
+    where: list[str],
 ) -> None:
     """One line on stderr: the search command that runs the same HNAS (``pool_data``: the
-    pool is scored on ``dataset``, not on Gaussian data)."""
+    pool is scored on ``dataset``, not on Gaussian data; ``where``: the executor flags, which
+    a search hands to the strategy's pool scoring as they are)."""
     extra = f" -o data={dataset}" if pool_data else ""
     extra += "".join(f" --build-option {b}" for b in build_option or [])
+    extra += "".join(f" {w}" for w in where)
     err_console.print(
         f"nasforge hnas is deprecated: nasforge search --strategy hnas --space {space} --evaluator "
         f"{evaluator} --dataset {dataset} --budget-trials {steps} -o steps={steps}{extra} "

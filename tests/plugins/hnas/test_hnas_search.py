@@ -72,6 +72,16 @@ def test_the_hnas_command_says_it_is_deprecated(tmp_path) -> None:
     line = next(x for x in result.stderr.splitlines() if "deprecated" in x)
     assert "nasforge search --strategy hnas" in line and "--build-option C=4" in line
     assert "-o data=" not in line  # a table's pool is scored on Gaussian data, as the command did
+    assert "--executor" not in line  # in-process: nothing to say
+
+
+def test_the_deprecation_line_keeps_where_the_pool_is_scored(tmp_path) -> None:
+    args = ["hnas", "--evaluator", "nb201-table", "--dataset", "cifar10", "--steps", "2", *BUILD, *SMALL]
+    where = ["--executor", "process", "--workers", "2"]
+    result = CliRunner().invoke(app, [*args, *where, "--no-onnx", "--quiet", "--out", str(tmp_path / "e")])
+    assert result.exit_code == 0, result.output
+    line = next(x for x in result.stderr.splitlines() if "deprecated" in x)
+    assert "--executor process --workers 2" in line
 
 
 def _built(spec: ExperimentSpec) -> tuple:
