@@ -17,7 +17,7 @@ from nasforge.kernel.search_space import BUILD
 from nasforge.tools.cli.common_options import Device, Quiet, command_registry
 from nasforge.tools.cli.options import parse_options, parse_shape
 from nasforge.tools.cli.output import err_console, out_console, print_json
-from nasforge.tools.export import export_bundle, inspect_file, resolve_genotype
+from nasforge.tools.export import export_bundle, inspect_file, resolve_genotype, run_build_options
 from nasforge.tools.export.parity import DEFAULT_ATOL, DEFAULT_RTOL
 from nasforge.tools.export.path_probe import PathKind, probe_path
 from nasforge.tools.export.run_ensemble import RunEnsemble, export_run_ensemble, run_ensemble
@@ -133,7 +133,9 @@ def export(
     else:
         sp, g = resolve_genotype(source, space, registry, member=member)
     shape = parse_shape(input_shape or DEFAULT_INPUT_SHAPE)
-    result = _export_genotype(sp, g, out, shape, parse_options(build_option), onnx, tolerance, rtol, member)
+    # a run's own network options first (what its search built), the command's over them
+    build = {**run_build_options(source), **parse_options(build_option)}
+    result = _export_genotype(sp, g, out, shape, build, onnx, tolerance, rtol, member)
     if json_out:
         print_json(result)
         return
@@ -158,6 +160,8 @@ def _export_genotype(
         g, out, sp, input_shape=shape, build_options=build, onnx=onnx, tolerance=tolerance, rtol=rtol
     )
     result: dict[str, object] = {"genotype": str(bundle.genotype_file), "text": sp.format(g)}
+    if build:
+        result["build"] = dict(build)
     if member is not None:
         result["member"] = member
     report = bundle.onnx

@@ -9,7 +9,7 @@ from nasforge.tools.export.ensemble_export import (
     load_ensemble,
 )
 from nasforge.tools.export.genotype_file import export_genotype, load_genotype
-from nasforge.tools.export.genotype_source import resolve_genotype
+from nasforge.tools.export.genotype_source import resolve_genotype, run_build_options
 from nasforge.tools.export.inspect import inspect_file
 from nasforge.tools.export.onnx_export import OnnxReport, export_onnx
 
@@ -26,4 +26,5 @@ __all__ = [
     "load_ensemble",
     "load_genotype",
     "resolve_genotype",
+    "run_build_options",
 ]

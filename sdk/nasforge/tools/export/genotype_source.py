@@ -47,6 +47,20 @@ def resolve_genotype(
     return space, space.parse(source)
 
 
+def run_build_options(source: str) -> dict[str, object]:
+    """The network options a run directory's search built with (``--build-option``,
+    journaled in its spec), so an export of its best is the network the run evaluated;
+    empty for anything else (a string, a file, a run given none, a one-shot run)."""
+    if probe_path(source) is not PathKind.DIRECTORY:
+        return {}
+    try:
+        spec = JournalReader.of_run(Path(source)).header.get("spec")
+    except (OSError, NasforgeError):
+        return {}  # the genotype's own resolution says what is wrong, in one line
+    options = spec.get("build_options") if isinstance(spec, dict) else None
+    return dict(options) if isinstance(options, dict) else {}
+
+
 def _from_run(
     run_dir: Path, space_name: str | None, registry: Registry, member: int | None = None
 ) -> tuple[SearchSpace, Genotype]:
