@@ -355,8 +355,8 @@ from nasforge.api import load_space
 space = load_space("nb201")
 cells = sample_genotypes(space, 6, seed=1)
 options = {"metrics": ["synflow", "params"], "build": {"C": 4, "N": 1}, "batch_size": 4, "seed": 2}
-here = score_genotypes(space, cells, **options)
-with ProcessSweep(2) as pool:
+with ProcessSweep(2) as pool:  # made first, as a command line makes it: nothing has run yet
+    here = score_genotypes(space, cells, **options)
     there = score_genotypes(space, cells, executor=pool, per_task=2, **options)
     print(pool.start_method)
 print(all(a[m].value == b[m].value for a, b in zip(here.rows, there.rows) for m in ("synflow", "params")))

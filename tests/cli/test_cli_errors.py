@@ -11,7 +11,8 @@ from safetensors.torch import save_file
 
 from nasforge.run.journal import journal_path
 
-TOY = ["search", "--space", "toy", "--evaluator", "toy", "-q"]
+# rea named: its options are what these cases get wrong (the default may be another)
+TOY = ["search", "--space", "toy", "--strategy", "rea", "--evaluator", "toy", "-q"]
 
 
 @pytest.mark.parametrize(

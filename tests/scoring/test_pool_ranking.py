@@ -97,6 +97,7 @@ def test_eigennas_scores_its_pool_on_the_run_s_executor_into_the_shared_cache(tm
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     space = load_space("nb201")
     options = {"sample_size": 6, "top_k": 2, "batch_size": 4, "input_shape": [3, 8, 8], "build": SMALL}
+    options["score_data"] = "gaussian"  # data-agnostic: a table run has no training data
     goal = SearchGoal.of(["valid_accuracy:max"])
     here = EigenNas(space, objective=goal, seed=0, **options)
     ranked = here.score_pool()
