@@ -14,10 +14,11 @@ asks what it asked before (the conformance kits check it through the journaled r
 loop).
 
 A repeat, a genotype asked again after its result was told (the run answers it from its
-memory, costing no query), is told as a *pruned* trial, not as a copy of the first: copies
-pile up where the sampler already looks and make it look there more (multi-objective TPE on
-NAS-Bench-201 asked 2,000 repeats for its last 40 new cells), while a pruned trial counts
-among the worse ones for TPE and is left out by NSGA-II and GP, so they move on.
+memory, costing no query), is told as Optuna's own loop would record it: a complete trial
+with the first one's values, the objective evaluated again. The samplers are Optuna's and
+behave as they do under ``study.optimize``. (Telling repeats as *pruned* instead, so that
+they count among the worse trials, made TPE steer away from the cells it had found best:
+on the NAS-Bench-201 table, 20 seeds, CIFAR-10 at 100 queries, 94.16 against 94.33.)
 
 Optuna is an optional extra (``pip install nasforge[optuna]``), imported when such a
 strategy is made, never when the plugin loads.
@@ -89,7 +90,7 @@ class OptunaSampling(Strategy):
             )
         #: Trials asked and not yet told, by genotype (a genotype asked twice: in order).
         self._pending: dict[Genotype, list[Any]] = {}
-        #: Genotypes whose result has been told (a repeat of one is told as pruned).
+        #: Genotypes whose result has been told (a warm start's result is added once).
         self._told: set[Genotype] = set()
 
     def make_sampler(self, options: dict[str, Any]) -> Any:
@@ -113,10 +114,7 @@ class OptunaSampling(Strategy):
             trial = held.pop(0)
             if not held:
                 del self._pending[g]
-            if g in self._told:  # a repeat: known already (see the module's docstring)
-                self.study.tell(trial, state=self.optuna.trial.TrialState.PRUNED)
-                return
-            self._told.add(g)
+            self._told.add(g)  # a repeat too: a copy of the first (the module's docstring)
             if vals is not None:  # a failed trial has none to set
                 for name, value in constraint_values(self.goal, result).items():
                     trial.set_constraint(name, value)

@@ -189,3 +189,23 @@ def test_bad_options_are_one_line() -> None:
     with pytest.raises(NasforgeError) as info:
         api.search("nb201", "optuna-nsga2", "nb201-table", trials=3, strategy_options={"population_size": 1})
     assert "\n" not in str(info.value)
+
+
+def test_a_repeat_is_told_as_optuna_s_own_loop_records_it() -> None:
+    """A repeat (answered from the run's memory) is a complete trial with the first one's
+    values, as ``study.optimize`` would record the objective evaluated again. Told as pruned,
+    TPE counted the repeats of its best cells among the worse trials and steered away from
+    them: on the NB201 table (20 seeds, CIFAR-10, 100 queries) it fell from 94.33 to 94.16."""
+    space, evaluator = ToySpace(), ToyEvaluator(ToySpace())
+    s = OptunaTPE(space, objective=evaluator.objective, seed=0, n_startup_trials=5)
+    seen: dict[Any, Result] = {}
+    for _ in range(60):  # as the run's asker does: a repeat is told its earlier result
+        g = s.ask()
+        seen.setdefault(g, evaluator.evaluate(g))
+        s.tell(g, seen[g])
+    trials = s.study.trials
+    assert len(trials) == 60 > len(seen), "the toy space is small: TPE repeats itself"
+    assert all(t.state == optuna.trial.TrialState.COMPLETE for t in trials)
+    for t in trials:
+        g = space.genotype(list(t.params.values()))
+        assert t.value == seen[g].objectives["score"]
