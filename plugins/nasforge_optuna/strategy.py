@@ -230,29 +230,11 @@ class OptunaNSGA2(OptunaSampling):
         return self.optuna.samplers.NSGAIISampler(seed=self.seed, **options)
 
 
-class OptunaNSGA3(OptunaSampling):
-    """Optuna's NSGA-III (reference-point selection, for many objectives)."""
+class OptunaNSGA3(OptunaNSGA2):
+    """Optuna's NSGA-III (reference-point selection, for many objectives): NSGA-II's options,
+    another survivor selection."""
 
     name = "optuna-nsga3"
-
-    def __init__(
-        self,
-        space: SearchSpace,
-        *,
-        objective: Objective,
-        seed: int = 0,
-        population_size: int | None = None,
-        mutation_prob: float | None = None,
-        crossover_prob: float | None = None,
-        swapping_prob: float | None = None,
-    ) -> None:
-        options = {
-            "population_size": population_size,
-            "mutation_prob": mutation_prob,
-            "crossover_prob": crossover_prob,
-            "swapping_prob": swapping_prob,
-        }
-        super().__init__(space, objective=objective, seed=seed, options=options)
 
     def make_sampler(self, options: dict[str, Any]) -> Any:
         return self.optuna.samplers.NSGAIIISampler(seed=self.seed, **options)
