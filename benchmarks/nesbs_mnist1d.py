@@ -45,6 +45,7 @@ import random
 import statistics
 import sys
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +56,8 @@ from nasforge import get_registry
 from nasforge.kernel.datasets import load_dataset, network_options
 from nasforge.kernel.seeding import seeded_build
 from nasforge.kernel.supernet import as_supernet, supernet_option_names
+from nasforge.tools.scoring import spearman
+from nasforge_nb201 import OP_NAMES
 from nasforge_nesbs.config import DELTA_GRID, NesbsConfig
 from nasforge_nesbs.decisions import ArchEncoding, Assignment
 from nasforge_nesbs.estimation import SupernetPredictor, combine, prob_scores
@@ -69,6 +72,8 @@ THESIS = {  # Table 5.1, NB201, n = 3, test error %, mean over 3 trials (C10 / C
     "NES-RS": (5.83, 25.58, 54.34),
     "DeepEns": (5.75, 25.27, 54.70),
 }
+#: NB201 operations without trained weights.
+PARAMETER_FREE = frozenset({"none", "skip_connect", "avg_pool_3x3"})
 TRAINED = ("nesbs-svgd", "nesbs-mc", "urs-t", "deepens", "top-k", "nes-rs")
 LABELS = {
     "nesbs-svgd": "NESBS (SVGD-RD, delta 0)",
@@ -294,34 +299,52 @@ def run_seed(index: int, args: argparse.Namespace) -> dict[str, Any]:
     return record
 
 
+def recorded_pool(index: int, args: argparse.Namespace) -> dict[str, Any] | None:
+    """The supernet check's trained pool of seed ``index`` from a record of this code
+    version with the same pool settings, if one exists: the pool (architectures, their
+    training and their selection-split scores) does not depend on the supernet's length."""
+    code = code_version("nasforge", "nasforge_nesbs", "nasforge_nb201")
+    path = args.runs / "records.jsonl"
+    if not path.exists():
+        return None
+    for row in RecordFile(path, code).records():
+        s = row.get("settings", {})
+        same = all(s.get(k) == getattr(args, k) for k in ("C", "N", "pool", "member_epochs"))
+        if s.get("seed") == index and same and "quality" in row:
+            return row["quality"]
+    return None
+
+
 def calibrate(args: argparse.Namespace) -> None:
     """The supernet check at each supernet length, selection split only (the trained pool
-    does not depend on the supernet, so it is trained once per seed)."""
+    does not depend on the supernet, so it is trained once per seed, or read from a record)."""
     for index in range(args.seeds):
-        pool = None
+        pool = recorded_pool(index, args)
         for epochs in args.calibrate:
             seed = Seed(index, args, epochs)
             if pool is None:
-                pool = seed.quality()
-            from nasforge_nesbs.supernet_quality import SupernetQuality
-
-            rescored = SupernetQuality(
-                pool.members,
-                tuple(seed.selection.member_scores(a)["nll"] for a in pool.members),
-                pool.trained_error,
-                pool.trained_nll,
-                pool.epochs,
-                pool.logits,
-            )
+                pool = seed.quality().to_json()
+            members = [tuple(a) for a in pool["members"]]
+            supernet_nll = [seed.selection.member_scores(a)["nll"] for a in members]
+            rho = spearman(supernet_nll, list(pool["trained_error"]))
+            rho_nll = spearman(supernet_nll, list(pool["trained_nll"]))
+            accuracy = seed.run.supernet_log[-1]["accuracy"] if seed.run.supernet_log else math.nan
             entropy, prior, _ = near_uniform(seed.run.posterior)
             print(
-                f"seed {index}, supernet {epochs} epochs: Spearman(supernet NLL, trained error) "
-                f"{rescored.spearman:.2f} (vs trained NLL {rescored.spearman_nll:.2f}) over "
-                f"{len(pool.members)} "
-                f"architectures trained {pool.epochs} epochs; posterior entropy {entropy:.2f} of {prior:.2f} "
-                f"({seed.search_seconds:.0f} s)",
+                f"seed {index}, supernet {epochs} epochs (last-epoch training accuracy "
+                f"{100 * accuracy:.1f} %): Spearman(supernet NLL, trained error) "
+                f"{rho:.2f} (vs trained NLL {rho_nll:.2f}) over {len(members)} "
+                f"architectures trained {pool['epochs']} epochs; posterior entropy {entropy:.2f} of "
+                f"{prior:.2f} ({seed.search_seconds:.0f} s)",
                 flush=True,
             )
+
+
+def parameter_free_share(candidates_per_seed: Iterable[list[list[list[int]]]]) -> float:
+    """Percentage of parameter-free NB201 operations among the members of the candidates
+    (a posterior fitted to a weak supernet drifts towards them: they need no trained weights)."""
+    ops = [OP_NAMES[i] for cands in candidates_per_seed for c in cands for member in c for i in member]
+    return 100.0 * sum(op in PARAMETER_FREE for op in ops) / max(1, len(ops))
 
 
 def interval(values: list[float]) -> tuple[float, float, float]:
@@ -405,6 +428,14 @@ def report(rows: list[dict], args: argparse.Namespace, code: str) -> None:
     print(
         "(thesis Fig. 5.3, DARTS/CIFAR-10 with supernet weights: SVGD-RD < MC < NES-RS, URS at equal budget)"
     )
+    print(
+        "Parameter-free operations (none, skip, avg-pool; 3 of 5, 60 % under the uniform prior) among "
+        "the sampled members, all candidates of all seeds: "
+        + ", ".join(
+            f"{name} {parameter_free_share(r['drawn'][name] for r in rows):.0f} %"
+            for name in ("urs-t", "nesbs-mc", "svgd +0.00")
+        )
+    )
     trained_rows = [r for r in rows if "trained" in r]
     if not trained_rows:
         return
@@ -416,17 +447,26 @@ def report(rows: list[dict], args: argparse.Namespace, code: str) -> None:
         f"NES-RS: pool of {args.pool} trained on 70 %): test NLL and error % on the 1,000 test sequences, "
         "mean [95 % interval over seeds]"
     )
-    print(f"{'method':<38}{'test NLL':>26}{'test error %':>26}{'members error %':>18}")
+    print(
+        f"{'method':<38}{'test NLL':>26}{'test error %':>26}{'members error %':>18}{'param-free ops %':>18}"
+    )
     for m in TRAINED:
         nll = interval([r["trained"]["methods"][m]["nll"] for r in trained_rows])
         err = interval([r["trained"]["methods"][m]["error"] for r in trained_rows])
         members = statistics.fmean(
             e for r in trained_rows for e in r["trained"]["methods"][m]["member_errors"]
         )
+        free = [
+            op.split("~")[0] in PARAMETER_FREE
+            for r in trained_rows
+            for text in r["trained"]["methods"][m]["members"]
+            for op in text.replace("+", "").strip("|").split("|")
+            if op
+        ]
         print(
             f"{LABELS[m]:<38}{nll[0]:>10.4f} [{nll[1]:.4f}, {nll[2]:.4f}]{err[0]:>10.2f} "
             f"[{err[1]:.2f}, {err[2]:.2f}]"
-            f"{members:>18.2f}"
+            f"{members:>18.2f}{100.0 * sum(free) / len(free):>18.0f}"
         )
     print(
         "\nNESBS (SVGD-RD) minus each baseline, paired per-example bootstrap pooled over seeds "

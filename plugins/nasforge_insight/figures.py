@@ -77,7 +77,9 @@ def convergence_figure(curves: Mapping[str, Sequence[Curve]], path: str | os.Pat
         title=f"training loss (mean of {len(seeds)} seed{'s' if len(seeds) > 1 else ''})",
     )
     epochs_ax.set(xlabel="epoch", ylabel="held-out loss", yscale="log", title="held-out loss per epoch")
-    steps_ax.legend(fontsize=7)
+    # beside the panels, not on them: a trend study's twenty-odd genotypes would cover the curves
+    handles, labels = steps_ax.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside right upper", fontsize=7, ncols=1 + (len(labels) - 1) // 28)
     steps_ax.grid(alpha=0.3)
     epochs_ax.grid(alpha=0.3)
     return save_png(fig, path)

@@ -95,3 +95,26 @@ def test_settings_that_cannot_compare_are_refused() -> None:
     with pytest.raises(SystemExit):
         nm.parse_args(["--T", "30", "--budgets", "20"])
     assert mf.main(["--methods", "sh"]) == 2  # random search is the reference
+
+
+def test_parameter_free_share_counts_none_skip_and_pooling() -> None:
+    # NB201's ops in order: none, skip_connect, nor_conv_1x1, nor_conv_3x3, avg_pool_3x3
+    one_seed = [[[0, 1, 4, 2, 3, 3]], [[2, 2, 2, 2, 2, 2], [0, 0, 0, 0, 0, 0]]]
+    assert nm.parameter_free_share([one_seed]) == pytest.approx(100.0 * 9 / 18)
+    assert nm.parameter_free_share([]) == 0.0
+
+
+def test_calibration_reuses_a_recorded_pool_of_the_same_settings(tmp_path: Path) -> None:
+    runs = ["--runs", str(tmp_path), "--calibrate", "9"]
+    args = nm.parse_args(["--seeds", "1", "--trained-seeds", "1", *runs])
+    assert nm.recorded_pool(0, args) is None
+    code = nm.code_version("nasforge", "nasforge_nesbs", "nasforge_nb201")
+    records = nm.RecordFile(tmp_path / "records.jsonl", code)
+    pool = {"members": [[0, 1, 2, 3, 4, 0]], "trained_error": [3.0], "trained_nll": [0.1], "epochs": 8}
+    settings = {"seed": 0, "C": 8, "N": 1, "pool": 16, "member_epochs": 8}
+    records.append(settings, {"quality": pool})
+    records.append({**settings, "seed": 1, "pool": 12}, {"quality": {**pool, "epochs": 99}})
+    assert nm.recorded_pool(0, args) == pool
+    assert nm.recorded_pool(1, args) is None  # another pool size is another pool
+    wider = nm.parse_args(["--seeds", "1", "--trained-seeds", "1", "--C", "16", *runs])
+    assert nm.recorded_pool(0, wider) is None
