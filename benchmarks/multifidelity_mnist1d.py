@@ -227,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     records = RecordFile(args.runs / "records.jsonl", code)
     remeasure = Remeasure(args, records)
     start = time.perf_counter()
-    rows: dict[str, dict[str, list[float]]] = {m: {"valid": [], "test": [], "epochs": []} for m in methods}
+    rows: dict[str, dict[str, list[Any]]] = {m: {"valid": [], "test": [], "epochs": []} for m in methods}
     anytime: dict[str, list[list[tuple[int, float, Any]]]] = {m: [] for m in methods}
     diagnostics: list[dict] = []
     budgets = []
@@ -241,14 +241,14 @@ def main(argv: list[str] | None = None) -> int:
             best, chosen = at_budget(points[m], budget)
             rows[m]["valid"].append(best)
             rows[m]["epochs"].append(points[m][-1][0])
-            if chosen is not None and args.remeasure:
-                rows[m]["test"].append(statistics.mean(remeasure(chosen)))
+            if args.remeasure:  # None: no full-budget trial within the cut, so nothing was chosen
+                rows[m]["test"].append(None if chosen is None else statistics.mean(remeasure(chosen)))
         diagnostics += short_schedules(outcomes["random"], seed, args, records)
         print(
             f"seed {seed} (equal budget {budget} epochs): "
             + ", ".join(
                 f"{m} {rows[m]['valid'][-1]:.2f}"
-                + (f" / test {rows[m]['test'][-1]:.2f}" if rows[m]["test"] else "")
+                + (f" / test {shown(rows[m]['test'][-1])}" if rows[m]["test"] else "")
                 for m in methods
             )
             + f"  ({time.perf_counter() - start:.0f} s so far)",
@@ -271,21 +271,28 @@ def report(args, methods, rows, anytime, diagnostics, budgets, code, seconds) ->
         f"{'chosen cell: test acc (re-measured)':>38} {'>= random':>10}"
     )
     for m in methods:
-        test = rows[m]["test"]
-        level = sum(a >= r for a, r in zip(test, rows["random"]["test"], strict=True)) if test else 0
+        pairs = paired(rows[m]["test"], rows["random"]["test"])
+        test = [a for a in rows[m]["test"] if a is not None]
+        valid = [v for v in rows[m]["valid"] if math.isfinite(v)]
+        level = f"{sum(a >= r for a, r in pairs)}/{len(rows[m]['test'])}" if test else "-"
         print(
-            f"{m:<10} {statistics.mean(rows[m]['epochs']):>10.0f} {mean_sd(rows[m]['valid']):>20} "
-            f"{mean_sd(test) if test else '-':>38} {f'{level}/{len(test)}' if test else '-':>10}"
+            f"{m:<10} {statistics.mean(rows[m]['epochs']):>10.0f} {mean_sd(valid) if valid else '-':>20} "
+            f"{mean_sd(test) if test else '-':>38} {level:>10}"
         )
+        if len(valid) < len(rows[m]["valid"]):
+            print(
+                f"  ({m}: no full-budget trial within the cut on {len(rows[m]['valid']) - len(valid)} seeds)"
+            )
     if args.remeasure:
         for m in methods:
-            if m == "random" or not rows[m]["test"]:
+            pairs = paired(rows[m]["test"], rows["random"]["test"])
+            if m == "random" or not pairs:
                 continue
-            diffs = [a - b for a, b in zip(rows[m]["test"], rows["random"]["test"], strict=True)]
+            diffs = [a - b for a, b in pairs]
             low, high = bootstrap_mean(diffs)
             print(
                 f"  {m} - random, test accuracy: {statistics.mean(diffs):+.2f} points "
-                f"(95 % bootstrap over seeds {low:+.2f} .. {high:+.2f})"
+                f"(95 % bootstrap over the {len(diffs)} seeds where both chose: {low:+.2f} .. {high:+.2f})"
             )
         print(
             f"(test acc: each seed's chosen cell trained {args.max_epochs} epochs on all 4,000 training "
@@ -324,6 +331,15 @@ def report(args, methods, rows, anytime, diagnostics, budgets, code, seconds) ->
     print(f"({seconds:.0f} s)")
     if args.plot is not None:
         plot(args, methods, anytime, min(budgets))
+
+
+def shown(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def paired(these: list[float | None], others: list[float | None]) -> list[tuple[float, float]]:
+    """Seeds on which both methods chose a cell (a method may have none within the cut)."""
+    return [(a, b) for a, b in zip(these, others, strict=True) if a is not None and b is not None]
 
 
 def bootstrap_mean(values: list[float], draws: int = 10_000, seed: int = 0) -> tuple[float, float]:

@@ -5,7 +5,8 @@ search observes the 200-epoch validation accuracy (duplicate asks answered from 
 memory, not counted); what is reported at each budget is the test accuracy of the cell
 validation chose among the first n distinct queries. Ours: regularized evolution, local
 search, random search; Optuna 5's TPE, GP and random samplers (their defaults, through
-``nasforge_optuna``); and warm-started ones, ``prerank`` with ``then=rea|optuna-tpe``: the
+``nasforge_optuna``); and warm-started ones, ``prerank`` with
+``then=rea|local|optuna-tpe|optuna-gp`` (two objectives: ``then=nsga2|optuna-tpe``): the
 top 10 of the whole space by synflow (init seed 0, scores from the shared cache: ``nasforge
 correlate --space nb201 --all -m synflow`` fills it) validated first, counted in the budget.
 
@@ -18,6 +19,10 @@ recorded latency min): our NSGA-II and random search against Optuna's NSGA-II, T
 random, scored by the hypervolume of the first n trials' front (normalised as
 ``multiobjective_nb201.py`` does; 1.0 would be the table's true front), and that front's
 hypervolume re-measured on test accuracy.
+
+An Optuna sampler that repeats itself ``max_repeats`` (50) times in a row has converged
+and its run ends (its strategy is finished); its figure at a larger budget is what it had
+chosen, and the report says how many queries the runs used.
 
 Wall seconds per trial are the whole run's (ask, tell, table lookup, run loop) over its
 trials: the strategies' own cost, since the lookup is microseconds.
@@ -62,6 +67,7 @@ SINGLE: dict[str, tuple[str, dict[str, Any]]] = {
     "prerank>rea": ("prerank", {**WARM, "then": "rea"}),
     "prerank>local": ("prerank", {**WARM, "then": "local"}),
     "prerank>optuna-tpe": ("prerank", {**WARM, "then": "optuna-tpe"}),
+    "prerank>optuna-gp": ("prerank", {**WARM, "then": "optuna-gp"}),
 }
 MULTI: dict[str, tuple[str, dict[str, Any]]] = {
     "nsga2": ("nsga2", {}),
@@ -69,6 +75,8 @@ MULTI: dict[str, tuple[str, dict[str, Any]]] = {
     "optuna-nsga2": ("optuna-nsga2", {}),
     "optuna-tpe": ("optuna-tpe", {}),
     "optuna-random": ("optuna-random", {}),
+    "prerank>nsga2": ("prerank", {**WARM, "then": "nsga2"}),
+    "prerank>optuna-tpe": ("prerank", {**WARM, "then": "optuna-tpe"}),
 }
 OBJECTIVES = ["valid_accuracy:max", "latency_ms:min"]
 #: Published and reference rows (CIFAR-10 / CIFAR-100 / ImageNet16-120 test accuracy).
@@ -81,7 +89,8 @@ REFERENCE = {
 
 def incumbents(outcome: SearchOutcome, budgets: list[int]) -> dict[str, dict[str, float]]:
     """Validation and test accuracy of the best-by-validation cell of the first n trials
-    (ties: the earlier), for each budget n."""
+    (ties: the earlier), for each budget n. A run that ended before n (its strategy
+    finished: a converged Optuna sampler repeats itself) keeps what it had chosen."""
     out: dict[str, dict[str, float]] = {}
     best_valid, best_test = float("-inf"), float("nan")
     for n, t in enumerate(outcome.history, start=1):
@@ -90,6 +99,8 @@ def incumbents(outcome: SearchOutcome, budgets: list[int]) -> dict[str, dict[str
             best_valid, best_test = valid, t.result.objectives["test_accuracy"]
         if n in budgets:
             out[str(n)] = {"valid": best_valid, "test": best_test}
+    for n in budgets:
+        out.setdefault(str(n), {"valid": best_valid, "test": best_test})
     return out
 
 
@@ -148,8 +159,9 @@ def plan(args: argparse.Namespace) -> list[tuple[str, str, int, int]]:
     """(strategy row, dataset, seed, trials) of every run asked for."""
     out = []
     for name in args.strategies:
-        seeds = args.gp_seeds if name == "optuna-gp" else args.seeds
-        trials = min(args.trials, args.gp_trials) if name == "optuna-gp" else args.trials
+        gp = name.endswith("optuna-gp")
+        seeds = args.gp_seeds if gp and args.gp_seeds is not None else args.seeds
+        trials = min(args.trials, args.gp_trials) if gp and args.gp_trials is not None else args.trials
         for dataset in args.datasets:
             out += [(name, dataset, seed, trials) for seed in range(seeds)]
     return out
@@ -201,9 +213,9 @@ def report(args: argparse.Namespace, found: dict[tuple[str, str], list[dict[str,
     print(f"\nNAS-Bench-201, benchmark protocol; {what}")
     for dataset in args.datasets:
         print(
-            f"\n{dataset:15s} "
+            f"\n{dataset:18s} "
             + " ".join(f"{f'{b} queries':>14s}" for b in BUDGETS)
-            + f" {'ms/trial':>9s} seeds"
+            + f" {'ms/trial':>9s} seeds  queries (a converged run ends early)"
         )
         for name in args.strategies:
             rows = found.get((name, dataset), [])
@@ -211,10 +223,13 @@ def report(args: argparse.Namespace, found: dict[tuple[str, str], list[dict[str,
                 continue
             ms = statistics.fmean(r["seconds_per_trial"] for r in rows) * 1e3
             line = " ".join(f"{cell(rows, b, field):>14s}" for b in BUDGETS)
-            print(f"{name:15s} {line} {ms:9.1f} {len(rows):5d}")
+            used = [r["trials"] for r in rows]
+            ended = sum(u < args.trials for u in used)
+            queries = f"{statistics.fmean(used):.0f}" + (f", {ended} ended early" if ended else "")
+            print(f"{name:18s} {line} {ms:9.1f} {len(rows):5d}  {queries}")
             if args.multi_objective:
                 tests = " ".join(f"{cell(rows, b, 'hv_test'):>14s}" for b in BUDGETS)
-                print(f"{'  (on test)':15s} {tests}")
+                print(f"{'  (on test)':18s} {tests}")
     if not args.multi_objective:
         print("\nreference rows (CIFAR-10 / CIFAR-100 / ImageNet16-120):")
         for label, numbers in REFERENCE.items():
@@ -230,8 +245,10 @@ def main() -> None:
     parser.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=DATASETS)
     parser.add_argument("--strategies", nargs="+", default=None, help="rows to run (default: all)")
     parser.add_argument("--multi-objective", action="store_true")
-    parser.add_argument("--gp-seeds", type=int, default=5, help="GP fits a model per trial: fewer seeds")
-    parser.add_argument("--gp-trials", type=int, default=100, help="... and fewer queries")
+    parser.add_argument("--gp-seeds", type=int, default=None, help="fewer seeds for GP (default: --seeds)")
+    parser.add_argument(
+        "--gp-trials", type=int, default=None, help="fewer queries for GP (default: --trials)"
+    )
     parser.add_argument("--records", type=Path, default=Path("runs/optuna-vs-ours.jsonl"))
     parser.add_argument("--recompute", action="store_true")
     args = parser.parse_args()

@@ -388,3 +388,66 @@ def test_a_process_with_threads_spawns_its_workers() -> None:
     finally:
         stop.set()
         helper.join()
+
+
+def test_default_chunks_shrink_towards_the_end_so_workers_finish_together() -> None:
+    from nasforge.tools.scoring.parallel import guided
+
+    items = list(range(1500))
+    chunks = guided(items, 32, 2)
+    sizes = [len(c) for c in chunks]
+    assert [x for c in chunks for x in c] == items, "every item once, in order"
+    assert max(sizes) == 32 and sizes == sorted(sizes, reverse=True) and sizes[-1] == 1
+    assert sum(s == 32 for s in sizes) >= 40, "full chunks until the tail"
+    assert guided(items, 32, 1) == chunked(items, 32), "one worker: nothing to balance"
+    runner = InProcessSweep()
+    runner.workers = 2
+    seen: list[int] = []
+    map_chunks(runner, _double, 1, items, on_chunk=lambda chunk, _: seen.append(len(chunk)))
+    assert seen == sizes, "map_chunks cuts a default sweep this way"
+    seen.clear()
+    map_chunks(runner, _double, 1, items, per_task=32, on_chunk=lambda chunk, _: seen.append(len(chunk)))
+    assert set(seen[:-1]) == {32}, "a caller's per_task is kept"
+
+
+PREPARED_BEFORE_THE_FORK = """
+import os
+from nasforge.kernel.parallelism import Parallelism
+from nasforge.tools.scoring.parallel import map_chunks, sweep_for
+
+STATE = {}
+
+def fn(job, chunk):
+    if not chunk:  # prepare: in the parent, once, before the workers are forked
+        STATE["by"] = os.getpid()
+        return []
+    return [(STATE.get("by"), os.getpid()) for _ in chunk]
+
+with sweep_for(Parallelism("process", 2)) as runner:
+    out = map_chunks(runner, fn, None, list(range(40)))
+parent = os.getpid()
+print(all(by == parent for by, _ in out), all(pid != parent for _, pid in out))
+"""
+
+
+def test_a_forked_pool_inherits_what_the_chunk_function_prepared() -> None:
+    """A pool made on a sweep's first chunk calls ``fn(job, [])`` in the parent before it
+    forks: the workers start with the network factory instead of each making one."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", PREPARED_BEFORE_THE_FORK], capture_output=True, text=True)
+    assert out.stdout.split() == ["True", "True"], out.stderr
+
+
+def test_prepare_is_skipped_where_workers_are_spawned() -> None:
+    calls: list[int] = []
+    stop = threading.Event()
+    helper = threading.Thread(target=stop.wait)
+    helper.start()
+    try:
+        with ProcessSweep(1, prepare=lambda: calls.append(1)) as pool:
+            assert pool.start_method == "spawn" and calls == [], "a spawned worker would not see it"
+    finally:
+        stop.set()
+        helper.join()

@@ -51,10 +51,14 @@ DRAWS_PER_MEMBER = 50
 class PreRank(Strategy):
     """Validate the top k of a training-free ranking; then stop, or warm-start ``then``.
 
-    ``metric`` is one name or several (ranked by their mean rank)."""
+    ``metric`` is one name or several (ranked by their mean rank). A goal of several
+    objectives is searched as ``then`` searches it (``then=nsga2``: NSGA-II's first
+    generation includes the top k); ``then`` must take several (its constructor refuses
+    otherwise, in one line); without ``then`` the run's front is that of the top k."""
 
     name: ClassVar[str] = "prerank"
     requires: ClassVar[frozenset[str]] = frozenset({SAMPLE, BUILD})
+    multi_objective: ClassVar[bool] = True
 
     def __init__(
         self,

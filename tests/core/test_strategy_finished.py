@@ -72,3 +72,30 @@ def test_a_round_of_several_workers_stops_at_the_last_proposal(tmp_path) -> None
 def test_strategies_are_unfinished_by_default() -> None:
     outcome = api.search("toy", "random", "toy", trials=7, seed=0)
     assert len(outcome.history) == 7
+
+
+class EndsOnRepeats(FixedList):
+    """Two new genotypes, then repeats of the first: finished while the run answers them."""
+
+    def __init__(self, space: ToySpace, *, objective, seed: int = 0) -> None:
+        super().__init__(space, objective=objective, seed=seed, count=2)
+        first, second = self.todo
+        self.todo = [first, second, first, first]
+
+
+def test_a_strategy_finished_on_repeats_the_run_answered_is_said(tmp_path) -> None:
+    space, evaluator = ToySpace(), ToyEvaluator(ToySpace())
+    spec = ExperimentSpec(
+        space="toy", strategy="ends-on-repeats", evaluator="toy", budget=Budget(trials=50), seed=3
+    )
+    strategy = EndsOnRepeats(space, objective=spec.goal(evaluator), seed=3)
+    assert strategy.todo[0] != strategy.todo[1]
+    console = Console(record=True, width=200)
+    experiment = Experiment(
+        space, strategy, evaluator, spec, run_dir=tmp_path, progress=False, console=console
+    )
+    experiment.run()
+    printed = console.export_text()
+    assert len(experiment.trials) == 2
+    assert "has nothing more to propose: finished after 2 trials" in printed
+    assert "exhausted" not in printed

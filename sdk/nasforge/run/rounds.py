@@ -19,6 +19,7 @@ def run_rounds(loop: RunLoop) -> None:
     while exp.stopped is None and not _finished(loop):
         asks = loop.asker.ask(loop.room(exp.executor.workers))
         if not asks:
+            loop.strategy_finished()  # it may have finished on repeats the run answered: said
             break
         answers = _answer_from_journal(loop, asks)
         _evaluate_fresh(loop, asks, answers)

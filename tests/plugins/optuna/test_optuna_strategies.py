@@ -209,3 +209,40 @@ def test_a_repeat_is_told_as_optuna_s_own_loop_records_it() -> None:
     for t in trials:
         g = space.genotype(list(t.params.values()))
         assert t.value == seen[g].objectives["score"]
+
+
+def test_a_sampler_that_only_repeats_itself_is_finished() -> None:
+    """A converged sampler repeats cells it has been told; each copy grows the study its
+    model refits on (Optuna's GP on the NB201 table: 600 asks for 85 cells, the last ones at
+    1 s each). After ``max_repeats`` repeats in a row the strategy is finished."""
+    space, evaluator = ToySpace(), ToyEvaluator(ToySpace())
+    s = OptunaTPE(space, objective=evaluator.objective, seed=0, n_startup_trials=3, max_repeats=4)
+    seen: dict[Any, Result] = {}
+    asked = []
+    while not s.finished:
+        assert len(asked) < 1000, "never finished"
+        g = s.ask()
+        asked.append(g)
+        seen.setdefault(g, evaluator.evaluate(g))
+        s.tell(g, seen[g])
+    assert len(seen) < space.size, "finished by repeats, not by covering the space"
+    assert all(g in set(asked[:-4]) for g in asked[-4:]), "the last four asks repeated told cells"
+    assert not any(all(g in set(asked[:i]) for g in asked[i : i + 4]) for i in range(len(asked) - 4))
+
+
+def test_a_converged_run_ends_before_its_budget_with_a_line(cli, tmp_path) -> None:
+    options = {"max_repeats": 3, "n_startup_trials": 3}
+    outcome = api.search("toy", "optuna-tpe", "toy", trials=81, seed=0, strategy_options=options)
+    assert len(outcome.history) < 81
+    run = cli(
+        "search", "--space", "toy", "--evaluator", "toy", "--strategy", "optuna-tpe", "--budget-trials", "81",
+        "-o", "max_repeats=3", "-o", "n_startup_trials=3", "--run-dir", tmp_path / "run", ok=True,
+    )  # fmt: skip
+    assert "'optuna-tpe' has nothing more to propose" in run.out + run.err
+
+
+@pytest.mark.parametrize("bad", [0, -1])
+def test_max_repeats_below_one_is_a_one_line_error(bad: int) -> None:
+    with pytest.raises(NasforgeError, match="max_repeats") as info:
+        api.search("toy", "optuna-gp", "toy", trials=3, strategy_options={"max_repeats": bad})
+    assert "\n" not in str(info.value)

@@ -14,7 +14,7 @@ from nasforge.kernel.objectives import SearchGoal
 from nasforge.kernel.parallelism import Parallelism
 from nasforge.kernel.testing import ToyEvaluator, ToySpace
 from nasforge.run.budget import Budget
-from nasforge.run.conformance import StrategyRunConformance
+from nasforge.run.conformance import MultiObjectiveStrategyRunConformance, StrategyRunConformance
 from nasforge.run.experiment import Experiment
 from nasforge.run.spec import ExperimentSpec
 from nasforge.tools.scoring import RankingSettings, rank_pool, score_genotypes
@@ -184,9 +184,41 @@ def test_bad_options_from_the_cli_exit_2_in_one_line(cli) -> None:
     run.assert_one_line_error("no-such-metric")
 
 
-def test_a_single_objective_strategy() -> None:
-    with pytest.raises(NasforgeError):
-        PreRank(ToySpace(), objective=SearchGoal.of(["score:max", "size:min"]), seed=0, **TOY)
+class TestPreRankWarmStartingNSGA2(MultiObjectiveStrategyRunConformance):
+    """Several objectives: NSGA-II's first generation includes the validated top k."""
+
+    @pytest.fixture
+    def strategy_cls(self):
+        return PreRank
+
+    @pytest.fixture
+    def strategy_options(self) -> dict[str, Any]:
+        return {**TOY, "then": "nsga2", "then_options": {"population_size": 6}}
+
+
+def test_several_objectives_are_searched_as_then_searches_them() -> None:
+    goal = SearchGoal.of(["score:max", "size:min"])
+    alone = PreRank(ToySpace(), objective=goal, seed=0, **TOY)
+    assert len(_run(alone, 100)) == TOY["top_k"] and alone.finished, "alone: the top k, then finished"
+    warm = PreRank(ToySpace(), objective=goal, seed=0, then="nsga2", **TOY)
+    asked = _run(warm, 30)
+    assert asked[: TOY["top_k"]] == warm.top and len(asked) == 30
+    with pytest.raises(NasforgeError, match="'rea' optimises one objective") as info:
+        PreRank(ToySpace(), objective=goal, seed=0, then="rea", **TOY)
+    assert "\n" not in str(info.value)
+
+
+def test_a_warm_started_two_objective_run_from_the_api() -> None:
+    outcome = api.search(
+        "toy", "prerank", "toy", trials=20, seed=0, objectives=["score:max", "size:min"],
+        strategy_options={**TOY, "then": "nsga2", "then_options": {"population_size": 6}},
+    )  # fmt: skip
+    assert len(outcome.history) == 20 and outcome.front
+    with pytest.raises(NasforgeError, match="rea"):
+        api.search(
+            "toy", "prerank", "toy", trials=20, seed=0, objectives=["score:max", "size:min"],
+            strategy_options={**TOY, "then": "rea"},
+        )  # fmt: skip
 
 
 def test_on_nb201_the_top_k_are_the_pool_s_best_and_the_search_reports_test_accuracy() -> None:

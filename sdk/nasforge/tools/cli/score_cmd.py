@@ -145,13 +145,28 @@ def _scoring(
 
 
 def _runner(
-    executor: str, workers: int | None, options: list[str] | None, registry: Registry
+    executor: str,
+    workers: int | None,
+    options: list[str] | None,
+    registry: Registry,
+    *,
+    space: Any,
+    build_option: list[str] | None,
+    device: str,
 ) -> SweepExecutor:
     """The sweep's runner, made before any work so a bad choice (or an unreachable
-    cluster) fails in one line at once, not after the sample is drawn and looked up."""
+    cluster) fails in one line at once, not after the sample is drawn and looked up;
+    forked local workers inherit the sweep's network factory, made here once."""
     from nasforge.tools.scoring.parallel import make_sweep_executor
+    from nasforge.tools.scoring.sweep import prepare_sweep
 
-    return make_sweep_executor(executor, workers=workers, options=parse_options(options), registry=registry)
+    return make_sweep_executor(
+        executor,
+        workers=workers,
+        options=parse_options(options),
+        registry=registry,
+        prepare=prepare_sweep(space, parse_options(build_option), device),
+    )
 
 
 def _whole_space(sp: Any, space: str) -> list[Any]:
@@ -227,7 +242,10 @@ def score(
     if not chosen:
         raise NasforgeError("give genotypes to score, or --sample N, or --all")
     names = _metrics(metric, with_baselines=False, registry=registry)
-    with _runner(executor, workers, executor_option, registry) as runner, _Bar("scoring", not quiet) as bar:
+    runner = _runner(
+        executor, workers, executor_option, registry, space=sp, build_option=build_option, device=device
+    )
+    with runner, _Bar("scoring", not quiet) as bar:
         table = score_genotypes(
             sp,
             chosen,
@@ -330,7 +348,10 @@ def correlate(
     names = _metrics(metric, with_baselines=True, registry=registry)
     size = f"all {len(genotypes):,}" if genotypes is not None else str(sample)
     label = f"scoring {size} architectures"
-    with _runner(executor, workers, executor_option, registry) as runner, _Bar(label, not quiet) as bar:
+    runner = _runner(
+        executor, workers, executor_option, registry, space=sp, build_option=build_option, device=device
+    )
+    with runner, _Bar(label, not quiet) as bar:
         result = run_correlate(
             sp,
             names,

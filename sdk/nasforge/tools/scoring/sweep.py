@@ -104,6 +104,21 @@ def _factory(space: SearchSpace, build: dict[str, Any]) -> NetworkFactory:
     return entry[1]
 
 
+def prepare_sweep(
+    space: SearchSpace, build: dict[str, Any] | None, device: str = "cpu"
+) -> Callable[[], None]:
+    """What a process pool forked for a sweep of ``space``'s networks should inherit: this
+    process's network factory for ``build``, made once before the fork (each worker made
+    its own while the sweep waited). Nothing on another device, which builds each network
+    afresh. Pass it as ``make_sweep_executor(..., prepare=...)``."""
+
+    def prepare() -> None:
+        if torch.device(str(device)).type == "cpu":
+            _factory(space, dict(build or {}))
+
+    return prepare
+
+
 @attrs.frozen(eq=False)
 class ScoreJob:
     """What every genotype of one sweep shares, shipped once per task to whatever scores it.
