@@ -20,12 +20,18 @@ evaluation network C=8, 5 cells, no auxiliary head:
     NASFORGE_THREADS=1 nice -n 5 python benchmarks/insight_convergence.py   # digits, ~10 min
     python benchmarks/insight_convergence.py --epochs 2 --seeds 0 --limit 600   # a quick look
     nice -n 15 python benchmarks/insight_convergence.py --study all --dataset mnist1d --seeds 0,1,2,3,4 \\
-        --grid 5 --samples 128 --out runs/insight-mnist1d
+        --grid 5 --samples 128 --out runs/insight-mnist1d --trend-plot docs/images/insight_mnist1d.png
+
+``--trend-plot PNG`` draws the trend study (width of the normal cell against the mean
+held-out loss, one point per genotype with its spread over seeds, and the held-out loss
+per epoch coloured by width); ``--redraw REPORT.json --trend-plot PNG`` draws it again
+from a finished study's report.json, without training.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -61,7 +67,14 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=256)
     parser.add_argument("--out", type=Path, default=Path("runs/insight-convergence"))
     parser.add_argument("--plot", type=Path, default=None, help="also copy the convergence PNG here")
+    parser.add_argument("--trend-plot", type=Path, default=None, help="draw the width trend here (PNG)")
+    parser.add_argument("--redraw", type=Path, default=None, help="a finished study's report.json: only draw")
     args = parser.parse_args()
+    if args.redraw is not None:
+        if args.trend_plot is None:
+            parser.error("--redraw needs --trend-plot")
+        trend_figure(json.loads(args.redraw.read_text()), args.trend_plot)
+        return
     torch.set_num_threads(int(os.environ.get("NASFORGE_THREADS", "1")))
 
     registry = get_registry()
@@ -97,6 +110,8 @@ def main() -> None:
         args.plot.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(report.convergence_png, args.plot)
         print(f"convergence plot copied to {args.plot}")
+    if args.trend_plot is not None and report.json is not None:
+        trend_figure(json.loads(Path(report.json).read_text()), args.trend_plot)
     print(f"page: {report.html}")
 
 
@@ -171,6 +186,72 @@ def everything(report: Report, subjects: list[Subject], args: argparse.Namespace
         f"{100 * statistics.median(accuracies):.1f} %, "
         f"range {100 * min(accuracies):.1f}-{100 * max(accuracies):.1f} %"
     )
+
+
+def trend_figure(report: dict, path: Path) -> None:
+    """Width of the normal cell against the mean held-out loss (one point per genotype,
+    bars: sd over seeds), and the held-out loss per epoch (mean over seeds) coloured by
+    width: the trend the statistic summarises, drawn from a study's report.json."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = []
+    for g in report["genotypes"]:
+        normal = next(c for c in g["cells"] if c["cell"] == "normal")
+        curves = g["curves"]
+        epochs = len(curves[0]["test_loss"])
+        per_epoch = [statistics.fmean(c["test_loss"][e] for c in curves) for e in range(epochs)]
+        auc = [c["held_out_auc"] for c in curves]
+        rows.append((normal["width"], statistics.fmean(auc), statistics.pstdev(auc), per_epoch, g["label"]))
+    stat = next(t for t in report["trends"] if "width" in t["x"] and "held-out" in t["y"])
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4), layout="constrained")
+    families = sorted({label.split(" ")[0] for *_, label in rows})
+    for k, family in enumerate(families):
+        mine = [r for r in rows if r[4].split(" ")[0] == family]
+        left.errorbar(
+            [r[0] + 0.04 * (k - (len(families) - 1) / 2) for r in mine],
+            [r[1] for r in mine],
+            yerr=[r[2] for r in mine],
+            fmt="o",
+            ms=4,
+            capsize=2,
+            label=f"{family} + connection variants",
+        )
+    left.set(
+        xlabel="width of the normal cell",
+        ylabel="mean held-out loss over epochs",
+        title=f"Spearman {stat['rho']:+.2f} [{stat['low']:+.2f}, {stat['high']:+.2f}] "
+        f"over {stat['n']} genotypes",
+    )
+    left.title.set_fontsize(9)
+    left.legend(fontsize=7)
+    left.grid(alpha=0.3)
+    widths = [r[0] for r in rows]
+    norm = matplotlib.colors.Normalize(min(widths), max(widths))
+    for width, _, _, per_epoch, _ in rows:
+        right.plot(range(1, len(per_epoch) + 1), per_epoch, color=plt.cm.viridis(norm(width)), lw=1.2)
+    right.set(
+        xlabel="epoch",
+        ylabel="held-out loss (mean over seeds)",
+        yscale="log",
+        title="held-out loss per epoch",
+    )
+    right.title.set_fontsize(9)
+    right.grid(alpha=0.3)
+    fig.colorbar(plt.cm.ScalarMappable(norm=norm, cmap="viridis"), ax=right, label="width of the normal cell")
+    settings = report["settings"]
+    build, probe = settings["build"], settings["probe"]
+    fig.suptitle(
+        f"{report['dataset']}: DARTS network C={build['C']}, {build['layers']} cells, "
+        f"{probe['epochs']} epochs, {len(settings['seeds'])} seeds",
+        fontsize=10,
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    print(f"trend drawn to {path}")
 
 
 if __name__ == "__main__":

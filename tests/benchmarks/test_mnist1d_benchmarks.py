@@ -118,3 +118,34 @@ def test_calibration_reuses_a_recorded_pool_of_the_same_settings(tmp_path: Path)
     assert nm.recorded_pool(1, args) is None  # another pool size is another pool
     wider = nm.parse_args(["--seeds", "1", "--trained-seeds", "1", "--C", "16", *runs])
     assert nm.recorded_pool(0, wider) is None
+
+
+def test_a_method_without_a_choice_within_the_cut_keeps_the_seeds_paired() -> None:
+    """A method that has no full-budget trial within the equal-epoch cut chose nothing on
+    that seed: it is left out of its own mean and of the paired difference, not shifted
+    against random search's other seeds (a zip would have misaligned them)."""
+    assert mf.paired([98.0, None, 97.0], [97.5, 98.0, None]) == [(98.0, 97.5)]
+    assert mf.shown(None) == "-" and mf.shown(97.456) == "97.46"
+
+
+def test_the_insight_trend_is_drawn_from_a_report(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    import insight_convergence as ic
+
+    def genotype(label: str, width: float, losses: list[list[float]]) -> dict:
+        curves = [{"test_loss": ls, "held_out_auc": sum(ls) / len(ls)} for ls in losses]
+        return {"label": label, "cells": [{"cell": "normal", "width": width}], "curves": curves}
+
+    report = {
+        "dataset": "mnist1d",
+        "settings": {"build": {"C": 4, "layers": 3}, "probe": {"epochs": 2}, "seeds": [0, 1]},
+        "trends": [{"x": "width of the normal cell", "y": "mean held-out loss over epochs", "rho": -0.5,
+                    "low": -0.9, "high": 0.2, "n": 3}],
+        "genotypes": [
+            genotype("DARTS_V2", 2.0, [[1.0, 0.5], [1.2, 0.6]]),
+            genotype("DARTS_V2 conn1", 3.0, [[0.9, 0.4], [1.0, 0.5]]),
+            genotype("SNAS_MILD", 3.5, [[0.8, 0.3], [0.9, 0.35]]),
+        ],
+    }  # fmt: skip
+    ic.trend_figure(report, tmp_path / "trend.png")
+    assert (tmp_path / "trend.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
