@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import abc
 import concurrent.futures as cf
+import gc
 import math
 import multiprocessing
 import os
@@ -193,8 +194,15 @@ class ProcessSweep(SweepExecutor):
             initializer=_start_sweep_worker,
             initargs=(os.getpid(),),
         )
-        for _ in range(self.workers):  # a submission starts a worker (a fork context: all of them)
-            self._pool.submit(_ready)
+        forking = self.start_method == "fork"
+        if forking:  # the parent's objects out of the children's garbage collections:
+            gc.freeze()  # a collection writes to every object it scans, copying its page
+        try:
+            for _ in range(self.workers):  # a submission starts a worker (a fork context: all of them)
+                self._pool.submit(_ready)
+        finally:
+            if forking:
+                gc.unfreeze()
 
     def run(self, fn: ChunkFn, job: Any, chunks: Sequence[list[Any]]) -> Iterator[tuple[int, list[Any]]]:
         futures = {self._pool.submit(fn, job, chunk): i for i, chunk in enumerate(chunks)}
