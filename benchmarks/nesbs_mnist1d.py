@@ -345,11 +345,18 @@ def calibrate(args: argparse.Namespace) -> None:
             )
 
 
-def parameter_free_share(candidates_per_seed: Iterable[list[list[list[int]]]]) -> float:
-    """Percentage of parameter-free NB201 operations among the members of the candidates
-    (a posterior fitted to a weak supernet drifts towards them: they need no trained weights)."""
-    ops = [OP_NAMES[i] for cands in candidates_per_seed for c in cands for member in c for i in member]
+def parameter_free_percent(ops: Iterable[str]) -> float:
+    """Percentage of parameter-free NB201 operations among ``ops`` (a posterior fitted to a
+    weak supernet drifts towards them: they need no trained weights)."""
+    ops = list(ops)
     return 100.0 * sum(op in PARAMETER_FREE for op in ops) / max(1, len(ops))
+
+
+def parameter_free_share(candidates_per_seed: Iterable[list[list[list[int]]]]) -> float:
+    """:func:`parameter_free_percent` of the members of the sampled candidates (op indices)."""
+    return parameter_free_percent(
+        OP_NAMES[i] for cands in candidates_per_seed for c in cands for member in c for i in member
+    )
 
 
 def interval(values: list[float]) -> tuple[float, float, float]:
@@ -391,6 +398,7 @@ def paired_bootstrap(
 
 
 def report(rows: list[dict], args: argparse.Namespace, code: str) -> None:
+    space = get_registry().space("nb201")  # reads the members' text
     print(
         f"\nNESBS on MNIST-1D (NB201 supernet C={args.C} N={args.N}, {args.supernet_epochs} "
         "supernet epochs on 70 % "
@@ -461,17 +469,16 @@ def report(rows: list[dict], args: argparse.Namespace, code: str) -> None:
         members = statistics.fmean(
             e for r in trained_rows for e in r["trained"]["methods"][m]["member_errors"]
         )
-        free = [
-            op.split("~")[0] in PARAMETER_FREE
+        free = parameter_free_percent(
+            op
             for r in trained_rows
             for text in r["trained"]["methods"][m]["members"]
-            for op in text.replace("+", "").strip("|").split("|")
-            if op
-        ]
+            for op in space.parse(text).choices
+        )
         print(
             f"{LABELS[m]:<38}{nll[0]:>10.4f} [{nll[1]:.4f}, {nll[2]:.4f}]{err[0]:>10.2f} "
             f"[{err[1]:.2f}, {err[2]:.2f}]"
-            f"{members:>18.2f}{100.0 * sum(free) / len(free):>18.0f}"
+            f"{members:>18.2f}{free:>18.0f}"
         )
     print(
         "\nNESBS (SVGD-RD) minus each baseline, paired per-example bootstrap pooled over seeds "

@@ -224,7 +224,7 @@ def report(args: argparse.Namespace, found: dict[tuple[str, str], list[dict[str,
             ms = statistics.fmean(r["seconds_per_trial"] for r in rows) * 1e3
             line = " ".join(f"{cell(rows, b, field):>14s}" for b in BUDGETS)
             used = [r["trials"] for r in rows]
-            ended = sum(u < args.trials for u in used)
+            ended = sum(r["trials"] < r["settings"]["trials"] for r in rows)  # its own budget (--gp-trials)
             queries = f"{statistics.fmean(used):.0f}" + (f", {ended} ended early" if ended else "")
             print(f"{name:18s} {line} {ms:9.1f} {len(rows):5d}  {queries}")
             if args.multi_objective:

@@ -186,7 +186,8 @@ class ProcessSweep(SweepExecutor):
     ) -> None:
         self.workers = _check_workers(workers)
         self.start_method = start_method or ("fork" if fork_is_safe() else "spawn")
-        if prepare is not None and self.start_method == "fork":
+        forking = self.start_method == "fork"
+        if prepare is not None and forking:
             prepare()  # once here, inherited by every worker (spawned ones would not see it)
         self._pool = cf.ProcessPoolExecutor(
             max_workers=self.workers,
@@ -194,7 +195,6 @@ class ProcessSweep(SweepExecutor):
             initializer=_start_sweep_worker,
             initargs=(os.getpid(),),
         )
-        forking = self.start_method == "fork"
         if forking:  # the parent's objects out of the children's garbage collections:
             gc.freeze()  # a collection writes to every object it scans, copying its page
         try:
@@ -423,7 +423,7 @@ def map_chunks(
     """
     if not items:
         return []
-    if per_task is None:
+    if not per_task:  # None (or 0, as before): the default, shrinking towards the end
         chunks = guided(items, executor.default_per_task(len(items)), executor.workers)
     else:
         chunks = chunked(items, per_task)

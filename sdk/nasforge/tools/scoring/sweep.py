@@ -104,17 +104,24 @@ def _factory(space: SearchSpace, build: dict[str, Any]) -> NetworkFactory:
     return entry[1]
 
 
+def _sweep_factory(space: SearchSpace, build: dict[str, Any], device: str) -> NetworkFactory:
+    """The space's fast factory on the CPU (it re-draws weights in place, on the CPU; made
+    once per process and reused); a fresh seeded build elsewhere. Both give the same
+    network, so the same scores."""
+    if torch.device(str(device)).type == "cpu":
+        return _factory(space, build)
+    return SeededNetworkFactory(space, build)
+
+
 def prepare_sweep(
     space: SearchSpace, build: dict[str, Any] | None, device: str = "cpu"
 ) -> Callable[[], None]:
     """What a process pool forked for a sweep of ``space``'s networks should inherit: this
     process's network factory for ``build``, made once before the fork (each worker made
-    its own while the sweep waited). Nothing on another device, which builds each network
-    afresh. Pass it as ``make_sweep_executor(..., prepare=...)``."""
+    its own while the sweep waited). Pass it as ``make_sweep_executor(..., prepare=...)``."""
 
     def prepare() -> None:
-        if torch.device(str(device)).type == "cpu":
-            _factory(space, dict(build or {}))
+        _sweep_factory(space, dict(build or {}), device)
 
     return prepare
 
@@ -148,10 +155,8 @@ def score_chunk(job: ScoreJob, chunk: list[ChunkItem]) -> list[dict[str, MetricS
     by_label = {metric_label(m): m for m in job.metrics}
     device = job.ctx.device
     batch = (job.x.to(device), job.y.to(device))
-    # the space's fast factory on the CPU (it re-draws weights in place, on the CPU); a
-    # fresh seeded build elsewhere. Both give the same network, so the same scores.
     on_cpu = torch.device(device).type == "cpu"
-    factory = _factory(job.space, job.build) if on_cpu else SeededNetworkFactory(job.space, job.build)
+    factory = _sweep_factory(job.space, job.build, device)
     out: list[dict[str, MetricScore]] = []
     for g, labels in chunk:
         model = factory.build(g, job.seed)
