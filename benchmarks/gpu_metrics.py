@@ -33,6 +33,7 @@ from pathlib import Path
 import torch
 
 from nasforge import MetricContext, get_registry
+from nasforge.kernel.device import exact_float32
 from nasforge.kernel.seeding import seeded_build
 from nasforge.tools.scoring import SharedPasses, SharedPassMetric, resolve_metrics, score_model
 
@@ -110,6 +111,11 @@ def every_metric(args: argparse.Namespace) -> str:
 
 
 def simulated_oom(args: argparse.Namespace) -> str:
+    with exact_float32():  # as score_model: TF32 convolutions change with the chunk size
+        return _simulated_oom(args)
+
+
+def _simulated_oom(args: argparse.Namespace) -> str:
     metrics = [m for m in resolve_metrics(metrics_speed.REFERENCE_NAMES) if isinstance(m, SharedPassMetric)]
     needs = frozenset().union(*(m.requirements for m in metrics))
     g = cells(1)[0]
@@ -146,11 +152,16 @@ def real_oom(args: argparse.Namespace) -> str:
     # GraSP keeps about 12 activations' worth of the network per sample (forward, the
     # create_graph backward, the double backward): ~4 MB a sample at C=16 on 32x32
     n = int(min(4 * free / 4e6, 200_000))
+    print(f"    {free / 2**30:.1f} GiB free: a batch of {n}", flush=True)
     metrics = resolve_metrics(["grad_norm", "grasp", "jacob_cov"])
     needs = frozenset().union(*(m.requirements for m in metrics))
     g = cells(1)[0]
     passes = SharedPasses(net(g, "cuda"), batch(n, "cuda"), MetricContext(device="cuda"), needs=needs)
-    values = [m.score_shared(passes) for m in metrics]
+    values = []
+    for m in metrics:
+        start = time.perf_counter()
+        values.append(m.score_shared(passes))
+        print(f"    {m.name}: {time.perf_counter() - start:.1f} s, retries {passes.oom_retries}", flush=True)
     return f"batch {n}: retries {passes.oom_retries}, chunk {passes.main_chunk}, scores {values}"
 
 
@@ -163,7 +174,7 @@ def reference(args: argparse.Namespace) -> str:
         threads=torch.get_num_threads(),
         device="cuda",
         compare_reference=True,
-        reference_path=metrics_speed.REFERENCE,
+        reference_path=args.reference_path,
     )
     metrics_speed.compare_reference(ns)
     return "printed above"
@@ -179,22 +190,45 @@ def one_shot(name: str, options: dict[str, int]) -> Callable[[], str]:
     return run
 
 
+STEPS = ("every", "simulated-oom", "real-oom", "reference", "one-shot")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cells", type=int, default=3)
     parser.add_argument("--batch", type=int, default=64)
+    parser.add_argument(
+        "--steps",
+        default=",".join(STEPS),
+        help=f"comma-separated subset of {', '.join(STEPS)} (each in its own command keeps one "
+        "slow step from eating a lease's minutes)",
+    )
+    parser.add_argument(
+        "--reference-path",
+        type=Path,
+        default=metrics_speed.REFERENCE,
+        help="the zero-cost-nas checkout (a device machine gets only the repo: copy it in)",
+    )
     parser.add_argument("--skip-real-oom", action="store_true")
     parser.add_argument("--skip-one-shot", action="store_true")
     args = parser.parse_args()
+    steps = set(args.steps.split(","))
+    if steps - set(STEPS):
+        raise SystemExit(f"--steps: unknown {sorted(steps - set(STEPS))}; known: {', '.join(STEPS)}")
+    steps -= {"real-oom"} if args.skip_real_oom else set()
+    steps -= {"one-shot"} if args.skip_one_shot else set()
     if not torch.cuda.is_available():
         raise SystemExit("no CUDA device here: run this where a GPU is lent")
     print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}", flush=True)
-    step("every metric, cuda vs cpu", lambda: every_metric(args))
-    step("shared pass, simulated OOM", lambda: simulated_oom(args))
-    if not args.skip_real_oom:
+    if "every" in steps:
+        step("every metric, cuda vs cpu", lambda: every_metric(args))
+    if "simulated-oom" in steps:
+        step("shared pass, simulated OOM", lambda: simulated_oom(args))
+    if "real-oom" in steps:
         step("shared pass, real OOM split", lambda: real_oom(args))
-    step("six proxies vs zero-cost-nas on cuda", lambda: reference(args))
-    if not args.skip_one_shot:
+    if "reference" in steps:
+        step("six proxies vs zero-cost-nas on cuda", lambda: reference(args))
+    if "one-shot" in steps:
         registry = get_registry()
         for name, options in ONE_SHOT.items():
             if name in registry.names("strategy"):

@@ -17,6 +17,7 @@ import attrs
 import torch
 from torch import nn
 
+from nasforge.kernel.device import exact_float32
 from nasforge.kernel.metric import Metric, MetricContext
 from nasforge.tools.backends import KernelSpec, empirical_ntk, spectrum
 
@@ -54,9 +55,10 @@ def measure(
     A registered metric gets its own copy of the model (metrics may modify it).
     """
     x, y = batch
-    if metric is None or kappa is None:
-        m_trace, kappa = kernel_metrics(model, x, y, spec)
-        if metric is None:
-            return m_trace, kappa
-    value = float(metric.score(copy.deepcopy(model), (x, y), ctx=ctx))
+    with exact_float32():  # TF32 convolutions would move the NTK's κ by percents on CUDA
+        if metric is None or kappa is None:
+            m_trace, kappa = kernel_metrics(model, x, y, spec)
+            if metric is None:
+                return m_trace, kappa
+        value = float(metric.score(copy.deepcopy(model), (x, y), ctx=ctx))
     return value, kappa

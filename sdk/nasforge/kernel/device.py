@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 import torch
@@ -49,3 +51,24 @@ def device_name(_instance: Any, _attribute: Any, value: str) -> None:
         torch.device(value)
     except (RuntimeError, TypeError, ValueError) as exc:
         raise OptionError(f"option 'device' expects cpu, cuda or cuda:N, got {show(value)}") from exc
+
+
+@contextlib.contextmanager
+def exact_float32() -> Iterator[None]:
+    """Full float32 in CUDA convolutions and matrix products for the duration, then torch's
+    settings as they were.
+
+    Torch lets cuDNN convolutions run in TF32 by default (a 10-bit mantissa). Training
+    shrugs that off, but a training-free score is one number read off one batch: on an H100
+    the same network's fisher, GraSP, NTK and SNIP scores moved 1-7 % from the CPU's, and a
+    chunked pass (after an out-of-memory retry) no longer matched the unchunked one. Scores
+    are computed under this so that they mean the same on every device.
+    """
+    conv, matmul = torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = False
+    try:
+        yield
+    finally:
+        torch.backends.cudnn.allow_tf32 = conv
+        torch.backends.cuda.matmul.allow_tf32 = matmul

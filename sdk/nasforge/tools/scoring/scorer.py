@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from torch import nn
 
+from nasforge.kernel.device import exact_float32
 from nasforge.kernel.metric import Batch, Metric, MetricContext
 from nasforge.tools.backends import KernelSpec
 from nasforge.tools.scoring.outcome import MetricScore
@@ -49,7 +50,17 @@ def score_model(
 
     With ``shared=True`` the time of a shared pass is charged to the first metric that
     needs it, so per-metric seconds add up to the wall time.
+
+    Convolutions and matrix products run in full float32 on CUDA
+    (:func:`~nasforge.kernel.device.exact_float32`), so a score does not depend on the device.
     """
+    with exact_float32():
+        return _score_model(model, batch, metrics, ctx=ctx, shared=shared)
+
+
+def _score_model(
+    model: nn.Module, batch: Batch, metrics: Sequence[Metric], *, ctx: MetricContext, shared: bool
+) -> dict[str, MetricScore]:
     per_model = [m for m in metrics if not m.info.population]
     out: dict[str, MetricScore] = {}
     passes: SharedPasses | None = None

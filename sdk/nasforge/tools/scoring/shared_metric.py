@@ -12,6 +12,7 @@ from typing import ClassVar
 
 from torch import nn
 
+from nasforge.kernel.device import exact_float32
 from nasforge.kernel.metric import Batch, Metric, MetricContext
 from nasforge.tools.backends import KernelSpec
 from nasforge.tools.scoring.passes import SharedPasses
@@ -41,8 +42,9 @@ class SharedPassMetric(Metric):
         return f"{self.info.name}[{self.variant}]" if self.variant else self.info.name
 
     def score(self, model: nn.Module, batch: Batch, *, ctx: MetricContext) -> float:
-        passes = SharedPasses(model, batch, ctx, needs=self.requirements, kernels=self.kernel_specs)
-        return self.score_shared(passes)
+        with exact_float32():  # as score_model: a score means the same on every device
+            passes = SharedPasses(model, batch, ctx, needs=self.requirements, kernels=self.kernel_specs)
+            return self.score_shared(passes)
 
     @abc.abstractmethod
     def score_shared(self, passes: SharedPasses) -> float:

@@ -281,6 +281,8 @@ def _score(
     shape_key = "shape:" + "x".join(str(d) for d in fb.x.shape[1:])
     # the loss and the device type change the numbers too (a CUDA score is not a CPU one)
     setting: dict[str, str] = {"loss": loss, "device": torch.device(device).type}
+    if setting["device"] == "cuda":  # scores before exact_float32 were TF32's: never serve those
+        setting["float32"] = "exact"
     if space_config(space):  # a space's options change its networks (an option-free space keys as before)
         setting["space"] = space_config(space)
     settings = json.dumps(setting, sort_keys=True)
