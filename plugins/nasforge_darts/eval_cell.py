@@ -12,7 +12,9 @@ from nasforge_darts.primitives import CONCAT, EDGES_PER_NODE, INPUTS
 
 
 class EvalCell(nn.Module):
-    """Nodes 2..5 each sum two ops on earlier nodes; the cell outputs their concatenation.
+    """Nodes 2.. each sum two ops on earlier nodes (two edges a node, so ``len(edges) // 2``
+    nodes: 4 in a DARTS cell, 5 in a NASNet-space one); the cell outputs the concatenation
+    of the ``concat`` nodes (every intermediate node in DARTS, the loose ends in NASNet).
 
     Reduction cells run stride 2 on edges that leave the input nodes. When the previous
     cell reduced, input 0 is one resolution larger and is brought down by FactorizedReduce.
@@ -27,6 +29,7 @@ class EvalCell(nn.Module):
         *,
         reduction: bool,
         reduction_prev: bool,
+        concat: tuple[int, ...] = CONCAT,
     ) -> None:
         super().__init__()
         self.reduction = reduction
@@ -40,7 +43,8 @@ class EvalCell(nn.Module):
         self.ops = nn.ModuleList(
             make_op(op, channels, 2 if reduction and src < INPUTS else 1) for op, src in edges
         )
-        self.multiplier = len(CONCAT)
+        self.concat = tuple(concat)
+        self.multiplier = len(self.concat)
 
     def forward(self, s0: torch.Tensor, s1: torch.Tensor, drop_prob: float = 0.0) -> torch.Tensor:
         states = [self.preprocess0(s0), self.preprocess1(s1)]
@@ -53,4 +57,4 @@ class EvalCell(nn.Module):
                     h = drop_path(h, drop_prob)
                 total = h if total is None else total + h
             states.append(total)
-        return torch.cat([states[i] for i in CONCAT], dim=1)
+        return torch.cat([states[i] for i in self.concat], dim=1)

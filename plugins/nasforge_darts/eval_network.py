@@ -18,6 +18,7 @@ from nasforge_darts.aux_heads import AuxiliaryHead
 from nasforge_darts.cell_genotype import CellGenotype
 from nasforge_darts.eval_cell import EvalCell
 from nasforge_darts.eval_config import EvalNetConfig
+from nasforge_darts.primitives import CONCAT
 
 
 def _cifar_stem(cfg: EvalNetConfig) -> tuple[nn.Module, nn.Module | None, int, int]:
@@ -46,7 +47,7 @@ def _imagenet_stem(cfg: EvalNetConfig) -> tuple[nn.Module, nn.Module | None, int
 class EvalNetwork(nn.Module):
     """A stack of ``cfg.layers`` discrete cells of one genotype."""
 
-    def __init__(self, cells: CellGenotype, cfg: EvalNetConfig) -> None:
+    def __init__(self, cells: CellGenotype | Any, cfg: EvalNetConfig) -> None:
         super().__init__()
         self.cfg = cfg
         self.genotype = cells
@@ -69,6 +70,8 @@ class EvalNetwork(nn.Module):
                 channels,
                 reduction=reduction,
                 reduction_prev=reduction_prev,
+                # a NASNet-space genotype names its output nodes; a DARTS one concatenates all
+                concat=getattr(cells, "reduce_concat" if reduction else "normal_concat", CONCAT),
             )
             self.cells.append(cell)
             reduction_prev = reduction

@@ -62,28 +62,29 @@ def parse_cells(text: str) -> CellGenotype:
     return CellGenotype(normal=normal, reduce=reduce)
 
 
-def _parse_call(text: str) -> ast.Call:
-    """The ``Genotype(...)`` call of ``text``, refusing sizes no genotype has before parsing."""
+def _parse_call(text: str, kind: str = "DARTS") -> ast.Call:
+    """The ``Genotype(...)`` call of ``text``, refusing sizes no genotype has before parsing;
+    ``kind`` names the space's genotypes in the messages."""
     if not isinstance(text, str):
         raise InvalidGenotypeError(f"expected a genotype string, got {type(text).__name__}")
     if len(text) > MAX_TEXT:
         raise InvalidGenotypeError(
-            f"a DARTS genotype string is at most {MAX_TEXT} characters, got {len(text)}"
+            f"a {kind} genotype string is at most {MAX_TEXT} characters, got {len(text)}"
         )
     try:
         tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as exc:
-        raise InvalidGenotypeError(f"not a DARTS genotype string: {exc.msg}") from exc
+        raise InvalidGenotypeError(f"not a {kind} genotype string: {exc.msg}") from exc
     except (MemoryError, RecursionError) as exc:  # nesting the parser cannot hold
-        raise InvalidGenotypeError("not a DARTS genotype string: nested too deeply") from exc
+        raise InvalidGenotypeError(f"not a {kind} genotype string: nested too deeply") from exc
     nodes = sum(1 for _ in ast.walk(tree))  # ast.walk iterates: safe on deep trees
     if nodes > MAX_NODES:
         raise InvalidGenotypeError(
-            f"not a DARTS genotype string: {nodes} syntax nodes (a genotype has about 120)"
+            f"not a {kind} genotype string: {nodes} syntax nodes (a genotype has about 120)"
         )
     call = tree.body
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "Genotype"):
-        raise InvalidGenotypeError("a DARTS genotype string must be 'Genotype(normal=..., ...)'")
+        raise InvalidGenotypeError(f"a {kind} genotype string must be 'Genotype(normal=..., ...)'")
     return call
 
 
@@ -100,17 +101,17 @@ def _bind_fields(call: ast.Call) -> dict[str, ast.expr]:
     return fields
 
 
-def _concat(node: ast.expr, name: str) -> list[int]:
+def _concat(node: ast.expr, name: str, cell_nodes: int = CELL_NODES) -> list[int]:
     """A concat field as a list of node indices: a literal list or ``range(...)``."""
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range":
-        return _range(node, name)
+        return _range(node, name, cell_nodes)
     value = _literal(node, name)
     if not isinstance(value, list) or not all(type(n) is int for n in value):
         raise InvalidGenotypeError(f"'{name}' must be a list of node indices or range(...)")
     return value
 
 
-def _range(node: ast.Call, name: str) -> list[int]:
+def _range(node: ast.Call, name: str, cell_nodes: int = CELL_NODES) -> list[int]:
     """``range(a[, b[, c]])`` evaluated arithmetically, its nodes bounded by the cell's."""
     args = [_literal(a, name) for a in node.args]
     if node.keywords or not 1 <= len(args) <= 3 or not all(type(a) is int for a in args):
@@ -118,9 +119,9 @@ def _range(node: ast.Call, name: str) -> list[int]:
     if len(args) == 3 and args[2] == 0:
         raise InvalidGenotypeError(f"'{name}': range() step must not be zero")
     nodes = range(*args)  # a range object holds three ints whatever its length
-    if nodes and not (min(nodes[0], nodes[-1]) >= 0 and max(nodes[0], nodes[-1]) < CELL_NODES):
+    if nodes and not (min(nodes[0], nodes[-1]) >= 0 and max(nodes[0], nodes[-1]) < cell_nodes):
         raise InvalidGenotypeError(
-            f"'{name}': concat nodes must lie in [0, {CELL_NODES}) (a cell has {CELL_NODES} nodes)"
+            f"'{name}': concat nodes must lie in [0, {cell_nodes}) (a cell has {cell_nodes} nodes)"
         )
     return list(nodes)
 

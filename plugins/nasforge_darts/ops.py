@@ -109,6 +109,19 @@ class FactorizedReduce(nn.Module):
         return self.bn(torch.cat([self.conv_a(x), self.conv_b(shifted)], dim=1))
 
 
+class Conv7x1x7(nn.Sequential):
+    """ReLU, a 1x7 then a 7x1 convolution (the stride split between them), BN: the
+    factorised 7x7 of NASNet's search space, as the DARTS code builds it."""
+
+    def __init__(self, channels: int, stride: int, affine: bool = True) -> None:
+        super().__init__(
+            nn.ReLU(inplace=False),
+            nn.Conv2d(channels, channels, (1, 7), stride=(1, stride), padding=(0, 3), bias=False),
+            nn.Conv2d(channels, channels, (7, 1), stride=(stride, 1), padding=(3, 0), bias=False),
+            nn.BatchNorm2d(channels, affine=affine),
+        )
+
+
 OpFactory = Callable[[int, int, bool], nn.Module]
 
 OPS: dict[str, OpFactory] = {
@@ -122,6 +135,9 @@ OPS: dict[str, OpFactory] = {
     "sep_conv_5x5": lambda c, stride, affine: SepConv(c, c, 5, stride, 2, affine),
     "dil_conv_3x3": lambda c, stride, affine: DilConv(c, c, 3, stride, 2, 2, affine),
     "dil_conv_5x5": lambda c, stride, affine: DilConv(c, c, 5, stride, 4, 2, affine),
+    # the two further ops of the DARTS code's table, which the NASNet-space cells use
+    "sep_conv_7x7": lambda c, stride, affine: SepConv(c, c, 7, stride, 3, affine),
+    "conv_7x1_1x7": lambda c, stride, affine: Conv7x1x7(c, stride, affine),
 }
 
 

@@ -1,6 +1,7 @@
-"""nasforge entry point ``darts``: the DARTS space, the DARTS / PR-DARTS strategies, the
-``darts-train`` evaluator (DARTS's evaluation training inside a search) and the
-``nasforge darts-compare`` and ``nasforge darts-train`` commands."""
+"""nasforge entry point ``darts``: the DARTS space, the NASNet-space cells
+(``nasnet-cells``), the DARTS / PR-DARTS strategies, the ``darts-train`` evaluator
+(DARTS's evaluation training inside a search) and the ``nasforge darts-compare`` and
+``nasforge darts-train`` commands."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ from nasforge.kernel.plugin_command import PluginCommand
 
 @hookimpl
 def nasforge_register_search_spaces() -> list[type]:
+    from nasforge_darts.nasnet_cells import NasnetCellsSpace
     from nasforge_darts.space import DartsSpace
 
-    return [DartsSpace]
+    return [DartsSpace, NasnetCellsSpace]
 
 
 @hookimpl

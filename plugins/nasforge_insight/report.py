@@ -24,6 +24,7 @@ import attrs
 from nasforge.kernel.datasets import TensorData, network_options
 from nasforge.kernel.files import atomic_write_text
 from nasforge.kernel.network_factory import build_network
+from nasforge.kernel.search_space import SUPERNET
 from nasforge.kernel.seeding import LocalRandomness
 from nasforge.tools.cli.output import json_document
 from nasforge.tools.pages import embedded_png, page
@@ -149,8 +150,8 @@ _CENSUS: dict[tuple[type, str, str], Census] = {}
 
 
 def _census_of(subject: Subject, cell_name: str) -> Census | None:
-    if subject.space is None:
-        return None
+    if subject.space is None or SUPERNET not in subject.space.capabilities:
+        return None  # no topology to count (cell text only, or a space built without a supernet)
     key = (type(subject.space), subject.space.version, cell_name)
     if key not in _CENSUS:
         found = [t for t in topologies(subject.space) if t.name == cell_name]

@@ -6,6 +6,9 @@ that both accept it are refused with a hint to name ``--space``). A published ce
 name (``DARTS_V2``, ``NASNet``, ...) stands for its authors' text. Text no space can hold
 but that is a cell in its authors' ``Genotype(normal=..., ...)`` form (the NASNet-space
 cells, with five intermediate nodes) still gets the cell diagnostics, without a network.
+A space that builds such cells without a supernet (``nasnet-cells``) is read through that
+text form: its cells for the diagnostics, its variants drawn on the text cells exactly as
+the authors drew them, then parsed back by the space.
 """
 
 from __future__ import annotations
@@ -18,12 +21,12 @@ import attrs
 from nasforge.kernel.errors import InvalidGenotypeError, NasforgeError
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.option_types import first_line
-from nasforge.kernel.search_space import BUILD, SearchSpace
+from nasforge.kernel.search_space import BUILD, SUPERNET, SearchSpace
 from nasforge_insight.cell_graph import CellGraph
-from nasforge_insight.cell_text import parse_cells
+from nasforge_insight.cell_text import format_cells, parse_cells
 from nasforge_insight.published_cells import PUBLISHED
 from nasforge_insight.space_cells import cell_graphs
-from nasforge_insight.variants import connection_variants, operation_variant
+from nasforge_insight.variants import connection_variants, operation_variant, reop, rewire
 
 
 @attrs.frozen
@@ -57,6 +60,11 @@ def published_name(text: str) -> str | None:
 
 
 def _cells(space: SearchSpace, g: Genotype) -> tuple[CellGraph, ...]:
+    if SUPERNET not in space.capabilities:
+        try:  # a space of cells in their authors' text form, built without a supernet
+            return parse_cells(space.format(g))
+        except InvalidGenotypeError:
+            return ()
     try:
         return cell_graphs(space, g)
     except NasforgeError:
@@ -110,6 +118,9 @@ def with_variants(subject: Subject, count: int) -> list[Subject]:
         return []
     if subject.space is None or subject.genotype is None:
         raise NasforgeError(f"'{subject.label}' is cell text only: variants need a space to build them")
+    if _text_form(subject):
+        seeds = range(1, count + 1)
+        return [_from_text(subject, f"CONN{seed}", rewire(subject.cells, seed)) for seed in seeds]
     out = []
     for seed, g in enumerate(
         connection_variants(subject.space, subject.genotype, range(1, count + 1)), start=1
@@ -119,6 +130,20 @@ def with_variants(subject: Subject, count: int) -> list[Subject]:
     return out
 
 
+def _text_form(subject: Subject) -> bool:
+    """True for a space's subject whose cells come from its text (no supernet view)."""
+    return subject.space is not None and SUPERNET not in subject.space.capabilities and bool(subject.cells)
+
+
+def _from_text(subject: Subject, tag: str, cells: tuple[CellGraph, ...]) -> Subject:
+    """A variant drawn on the text cells, read back by the subject's space (which checks it)."""
+    space = subject.space
+    if space is None:
+        raise NasforgeError(f"'{subject.label}' is cell text only: variants need a space to build them")
+    g = space.parse(format_cells(cells))
+    return Subject(f"{subject.label} {tag}", space.format(g), _cells(space, g), space, g)
+
+
 def with_op_variants(subject: Subject, count: int) -> list[Subject]:
     """The thesis's operation variants 1..count of ``subject`` (OPS1..: every present edge's op
     redrawn, the topology kept), as the authors seed them."""
@@ -126,6 +151,8 @@ def with_op_variants(subject: Subject, count: int) -> list[Subject]:
         return []
     if subject.space is None or subject.genotype is None:
         raise NasforgeError(f"'{subject.label}' is cell text only: variants need a space to build them")
+    if _text_form(subject):
+        return [_from_text(subject, f"OPS{seed}", reop(subject.cells, seed)) for seed in range(1, count + 1)]
     out = []
     for seed in range(1, count + 1):
         g = operation_variant(subject.space, subject.genotype, seed)

@@ -57,6 +57,16 @@ class TestDartsSpace(SearchSpaceConformance):
         return {"C": 4, "layers": 3, "auxiliary": False}
 
 
+class TestNasnetCellsSpace(SearchSpaceConformance):
+    @pytest.fixture
+    def space(self):
+        return load_space("nasnet-cells")
+
+    @pytest.fixture
+    def build_kwargs(self):
+        return {"C": 4, "layers": 3, "auxiliary": False}
+
+
 ONE_SHOT = {
     "darts": {"epochs": 1, "max_batches": 2, "batch_size": 8, "supernet": {"C": 4, "N": 1}},
     "prdarts": {"epochs": 1, "max_batches": 2, "batch_size": 8, "supernet": {"C": 4, "N": 1}},

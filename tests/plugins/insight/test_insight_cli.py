@@ -18,11 +18,17 @@ from pathlib import Path
 
 import pytest
 
+from nasforge_insight.published_cells import PUBLISHED
 from tests.cli_run import run_main
 from tests.headless_browser import find_browser, headless
 
 WIDE = "|nor_conv_3x3~0|+|nor_conv_3x3~0|none~1|+|skip_connect~0|nor_conv_3x3~1|nor_conv_1x1~2|"
 CHAIN = "|nor_conv_3x3~0|+|none~0|nor_conv_3x3~1|+|none~0|none~1|nor_conv_3x3~2|"
+# NASNet's cell with one op of NASNet's own search space that no registered space builds
+# (5x5 max pooling): a subject of cell text only, which gets the cell diagnostics alone
+TEXT_ONLY = PUBLISHED["NASNet"].replace(
+    "('sep_conv_3x3', 1), ('skip_connect', 1)]", "('max_pool_5x5', 1), ('skip_connect', 1)]"
+)
 SMALL = ["--build-option", "C=4", "--build-option", "N=1", "--epochs", "2", "--limit", "240"]
 SMALL += ["--samples", "32", "--grid", "3", "--seeds", "0,1"]
 
@@ -30,7 +36,19 @@ SMALL += ["--samples", "32", "--grid", "3", "--seeds", "0,1"]
 @pytest.fixture(scope="module")
 def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
     out = tmp_path_factory.mktemp("insight") / "report"
-    argv = ["insight", WIDE, CHAIN, "NASNet", "--label", "wide", "--label", "chain", *SMALL]
+    argv = [
+        "insight",
+        WIDE,
+        CHAIN,
+        TEXT_ONLY,
+        "--label",
+        "wide",
+        "--label",
+        "chain",
+        "--label",
+        "text",
+        *SMALL,
+    ]
     code, stdout, stderr = run_main(*argv, "--out", out, "--json", "-q", "--device", "cpu")
     assert code == 0, stderr
     return out, json.loads(stdout)
@@ -39,7 +57,8 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
 def test_the_command_writes_page_figures_and_json(report) -> None:
     out, doc = report
     assert doc["schema"] == "nasforge.insight/1"
-    assert [g["label"] for g in doc["genotypes"]] == ["wide", "chain", "NASNet"]
+    assert PUBLISHED["NASNet"] != TEXT_ONLY
+    assert [g["label"] for g in doc["genotypes"]] == ["wide", "chain", "text"]
     wide, chain, nasnet = doc["genotypes"]
     assert (wide["cells"][0]["width"], wide["cells"][0]["depth"]) == (2.0, 2)
     assert (chain["cells"][0]["width"], chain["cells"][0]["depth"]) == (1.0, 3)
