@@ -22,11 +22,15 @@ CHOICES_PER_CELL = 2 * EDGES_PER_NODE * STEPS  # op and input for each of 8 edge
 NUM_CHOICES = 2 * CHOICES_PER_CELL
 
 
-def check_cell(pairs: Sequence[Any], *, cell: str = "cell") -> tuple[Edge, ...]:
-    """Validate one cell's (op, input) pairs; raise InvalidGenotypeError naming the fault."""
-    if len(pairs) != EDGES_PER_NODE * STEPS:
+def check_cell(
+    pairs: Sequence[Any], *, cell: str = "cell", steps: int = STEPS, ops: Sequence[str] = CELL_OPS
+) -> tuple[Edge, ...]:
+    """Validate one cell's (op, input) pairs (two a node, ``steps`` nodes, ops from ``ops``);
+    raise InvalidGenotypeError naming the fault."""
+    if not isinstance(pairs, list | tuple) or len(pairs) != EDGES_PER_NODE * steps:
+        got = len(pairs) if isinstance(pairs, list | tuple) else type(pairs).__name__
         raise InvalidGenotypeError(
-            f"{cell} cell needs {EDGES_PER_NODE * STEPS} (op, input) pairs, got {len(pairs)}"
+            f"{cell} cell needs {EDGES_PER_NODE * steps} (op, input) pairs ({steps} nodes of two), got {got}"
         )
     out = []
     for k, pair in enumerate(pairs):
@@ -34,10 +38,10 @@ def check_cell(pairs: Sequence[Any], *, cell: str = "cell") -> tuple[Edge, ...]:
             raise InvalidGenotypeError(f"{cell} edge {k}: expected (op, input), got {pair!r}")
         op, src = pair
         node = INPUTS + k // EDGES_PER_NODE
-        if op not in CELL_OPS:
+        if op not in ops:
             hint = " ('none' exists only in the supernet)" if op == "none" else ""
             raise InvalidGenotypeError(
-                f"{cell} edge {k}: unknown op {op!r}{hint}; expected one of {list(CELL_OPS)}"
+                f"{cell} edge {k}: unknown op {op!r}{hint}; expected one of {list(ops)}"
             )
         if isinstance(src, bool) or not isinstance(src, int) or not 0 <= src < node:
             raise InvalidGenotypeError(

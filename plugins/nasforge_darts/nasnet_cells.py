@@ -30,6 +30,7 @@ from torch import nn
 from nasforge.kernel.errors import InvalidGenotypeError
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.search_space import BUILD, MUTATE, NEIGHBOURS, SAMPLE, SearchSpace
+from nasforge_darts.cell_genotype import Edge, check_cell
 from nasforge_darts.genotype_text import _bind_fields, _concat, _literal, _parse_call
 from nasforge_darts.primitives import CELL_OPS, CELL_TYPES, EDGES_PER_NODE, INPUTS
 
@@ -40,32 +41,10 @@ EDGES = EDGES_PER_NODE * STEPS
 NODES = tuple(range(INPUTS, INPUTS + STEPS))  # the nodes a concat may name: 2..6
 NUM_CHOICES = 2 * (2 * EDGES + STEPS)
 
-Edge = tuple[str, int]
-
 
 def _edges(cell: str) -> Any:
     def convert(pairs: Sequence[Any]) -> tuple[Edge, ...]:
-        if not isinstance(pairs, list | tuple) or len(pairs) != EDGES:
-            got = len(pairs) if isinstance(pairs, list | tuple) else type(pairs).__name__
-            raise InvalidGenotypeError(
-                f"{cell} cell needs {EDGES} (op, input) pairs (five nodes of two), got {got}"
-            )
-        out = []
-        for k, pair in enumerate(pairs):
-            if not isinstance(pair, list | tuple) or len(pair) != 2:
-                raise InvalidGenotypeError(f"{cell} edge {k}: expected (op, input), got {pair!r}")
-            op, src = pair
-            node = INPUTS + k // EDGES_PER_NODE
-            if op not in NASNET_OPS:
-                raise InvalidGenotypeError(
-                    f"{cell} edge {k}: unknown op {op!r}; expected one of {list(NASNET_OPS)}"
-                )
-            if isinstance(src, bool) or not isinstance(src, int) or not 0 <= src < node:
-                raise InvalidGenotypeError(
-                    f"{cell} edge {k} feeds node {node}: input must be an int in [0, {node}), got {src!r}"
-                )
-            out.append((op, src))
-        return tuple(out)
+        return check_cell(pairs, cell=cell, steps=STEPS, ops=NASNET_OPS)
 
     return convert
 
