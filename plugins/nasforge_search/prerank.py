@@ -14,6 +14,12 @@ as if it had proposed them, and it asks from there on: regularized evolution's f
 population holds them, local search starts at the best, an Optuna sampler's first trials
 are them. Any ask/tell strategy that learns from what it is told takes this warm start.
 
+With ``cost_metric=flops`` (or ``params``: a training-free cost, smaller is better) the top k
+spread along the trade-off instead: the pool is sorted into Pareto fronts of (ranking score,
+cost), and the k are taken front by front, evenly along each front by cost. That is the warm
+start for a goal of accuracy and a cost such as latency, where a top k by an accuracy proxy
+alone would be ten large, slow networks at one end of the front.
+
 The pool is scored through the core's scorer and the shared score cache (``nasforge
 correlate --all`` with the same metric, seed and settings leaves every score there), on
 the run's executor (``--executor process --workers 2``: two cores). Everything follows from
@@ -28,11 +34,16 @@ from __future__ import annotations
 
 import logging
 import random
+from collections.abc import Sequence
 from typing import Any, ClassVar
+
+import attrs
+import numpy as np
 
 from nasforge import Genotype, Objective, Result, SearchSpace, Strategy
 from nasforge.kernel.option_types import MAX_COUNT, OptionError, check_option
 from nasforge.kernel.parallelism import Parallelism
+from nasforge.kernel.pareto import non_dominated_sort
 from nasforge.kernel.progress_log import ProgressLog
 from nasforge.kernel.registry import Registry, get_registry
 from nasforge.kernel.search_space import BUILD, ENUMERATE, SAMPLE
@@ -76,6 +87,7 @@ class PreRank(Strategy):
         build: dict[str, Any] | None = None,
         device: str = "cpu",
         cache: bool | str = True,
+        cost_metric: str | None = None,
         then: str | None = None,
         then_options: dict[str, Any] | None = None,
         registry: Registry | None = None,
@@ -85,7 +97,9 @@ class PreRank(Strategy):
         enumerated, else 1000 distinct draws). ``init_seeds``: the networks' initialisation
         seeds (default [0], as ``nasforge score``'s ``--seed``), ranks averaged over several.
         ``data``, ``batch_size``, ``labels``, ``build`` and ``device`` are ``nasforge score``'s.
-        ``cache``: true for the shared score cache, false for none, or a directory."""
+        ``cache``: true for the shared score cache, false for none, or a directory.
+        ``cost_metric``: a training-free cost (``flops``, ``params``) to spread the top k
+        along (module docstring)."""
         super().__init__(space, objective=objective, seed=seed)
         check_option("top_k", top_k, int)
         check_option("pool", pool, int | None)
@@ -106,8 +120,11 @@ class PreRank(Strategy):
         except (TypeError, ValueError) as exc:
             raise OptionError(f"prerank: {exc}") from exc
         self.registry = registry if registry is not None else get_registry()
-        for name in self.settings.metrics:  # an unknown metric: one line now, not at the first ask
-            self.registry.get("metric", name)
+        check_option("cost_metric", cost_metric, str | None)
+        for name in (*self.settings.metrics, *([cost_metric] if cost_metric else [])):
+            self.registry.get("metric", name)  # an unknown metric: one line now, not at the first ask
+        self.cost_metric = cost_metric
+        self._top: list[Genotype] | None = None
         self.top_k, self.pool_size, self.cache = top_k, pool, cache
         self.parallelism = parallelism
         self.ranking: Ranking | None = None
@@ -181,7 +198,27 @@ class PreRank(Strategy):
 
     @property
     def top(self) -> list[Genotype]:
-        return self.ranked().top(self.top_k)
+        """The k asked first: the ranking's top k, or with ``cost_metric`` k along the fronts."""
+        if self._top is None:
+            ranking = self.ranked()
+            self._top = ranking.top(self.top_k) if self.cost_metric is None else self._spread(ranking)
+        return self._top
+
+    def _spread(self, ranking: Ranking) -> list[Genotype]:
+        cost = rank_pool(
+            self.space,
+            list(ranking.genotypes),
+            attrs.evolve(self.settings, metrics=(self.cost_metric,)),
+            registry=self.registry,
+            parallelism=self.parallelism,
+            cache=self.cache,
+        )
+        # the raw cost, whatever direction the metric declares as a ranking (flops and params
+        # rank larger networks first): smaller is cheaper, so its negative is larger-is-better
+        raw = np.mean(np.asarray(list(cost.columns.values()), dtype=np.float64), axis=0)
+        cheap = dict(zip(cost.genotypes, (-raw).tolist(), strict=True))
+        points = [(score, cheap[g]) for g, score in zip(ranking.genotypes, ranking.scores, strict=True)]
+        return [ranking.genotypes[i] for i in spread_along_fronts(points, self.top_k)]
 
     # --- ask / tell -----------------------------------------------------------------------
     def ask(self) -> Genotype:
@@ -234,16 +271,39 @@ class PreRank(Strategy):
     def describe(self) -> dict[str, Any]:
         """Settings, the scoring's cost and the top k with their scores, JSON-able."""
         ranking = self.ranked()
+        score = dict(zip(ranking.genotypes, ranking.scores, strict=True))
         return {
             "settings": self.settings.to_json(),
             "pool": len(ranking),
             "top_k": self.top_k,
             "scoring_seconds": ranking.seconds,
             "scores_computed": ranking.computed,
+            "cost_metric": self.cost_metric,
             "top": [
-                {"genotype": self.space.format(g), "score": s, "fitness": self.results.get(g)}
-                for g, s in zip(ranking.genotypes[: self.top_k], ranking.scores, strict=False)
+                {"genotype": self.space.format(g), "score": score[g], "fitness": self.results.get(g)}
+                for g in self.top
             ],
             "chosen": None if self.best is None else self.space.format(self.best),
             "then": None if self.then is None else self.then.name,
         }
+
+
+def spread_along_fronts(points: Sequence[tuple[float, float]], k: int) -> list[int]:
+    """Indices of ``k`` points (both coordinates larger-is-better), front by front: a front
+    that fits is taken whole, best first by the first coordinate; the front that does not
+    fit gives ``slots`` members evenly spaced along it by the second coordinate, both ends
+    included. In the order taken."""
+    fronts = non_dominated_sort(points, [True, True])
+    out: list[int] = []
+    for rank in range(int(fronts.max()) + 1 if len(points) else 0):
+        members = [i for i in range(len(points)) if fronts[i] == rank]
+        slots = k - len(out)
+        if len(members) <= slots:
+            out += sorted(members, key=lambda i: (-points[i][0], i))
+        else:
+            along = sorted(members, key=lambda i: (points[i][1], -points[i][0], i))
+            picks = np.round(np.linspace(0, len(along) - 1, slots)).astype(int) if slots > 1 else [0]
+            out += [along[j] for j in dict.fromkeys(int(p) for p in picks)]
+        if len(out) >= k:
+            break
+    return out[:k]

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from nasforge import api
+from nasforge import api, get_registry
 from nasforge.kernel.errors import NasforgeError
 from nasforge.kernel.objectives import SearchGoal
 from nasforge.kernel.parallelism import Parallelism
@@ -17,8 +17,9 @@ from nasforge.run.budget import Budget
 from nasforge.run.conformance import MultiObjectiveStrategyRunConformance, StrategyRunConformance
 from nasforge.run.experiment import Experiment
 from nasforge.run.spec import ExperimentSpec
-from nasforge.tools.scoring import RankingSettings, rank_pool, score_genotypes
+from nasforge.tools.scoring import RankingSettings, rank_pool, resolve_metrics, score_genotypes
 from nasforge_search import LocalSearch, PreRank, RegularizedEvolution
+from nasforge_search.prerank import spread_along_fronts
 
 #: The toy networks on the Gaussian batch: 3x32x32 inputs, flattened.
 TOY_BUILD = {"in_features": 3 * 32 * 32}
@@ -230,3 +231,32 @@ def test_on_nb201_the_top_k_are_the_pool_s_best_and_the_search_reports_test_accu
     valid = [t.result.objectives["valid_accuracy"] for t in out.history]
     assert out.best_result is not None and out.best_result.objectives["valid_accuracy"] == max(valid)
     assert "test_accuracy" in out.best_result.objectives
+
+
+def test_spread_along_fronts_takes_whole_fronts_then_evenly_along_the_next() -> None:
+    # front 0: (5, 0), (4, 1), (3, 2), (2, 3), (1, 4); front 1: (4, 0), (2, 2); then (0, 0)
+    points = [(5, 0), (4, 1), (3, 2), (2, 3), (1, 4), (4, 0), (2, 2), (0, 0)]
+    assert spread_along_fronts(points, 3) == [0, 2, 4]  # both ends and the middle of front 0
+    assert spread_along_fronts(points, 1) == [0]  # the best-scoring end
+    assert spread_along_fronts(points, 6) == [0, 1, 2, 3, 4, 5]  # front 0 whole, best first
+    assert spread_along_fronts(points, 8) == [0, 1, 2, 3, 4, 5, 6, 7]
+    assert spread_along_fronts(points, 20) == [0, 1, 2, 3, 4, 5, 6, 7]
+
+
+def test_a_cost_metric_spreads_the_top_k_along_the_trade_off() -> None:
+    """By synflow alone the top k are the pool's largest networks; with params as the cost
+    they span the sizes, from the best-scoring end to the smallest of the first front."""
+    options = {"metric": "synflow", "top_k": 4, "pool": 60, "cache": False, "build": {"C": 4, "N": 1}}
+    goal = SearchGoal.of(["valid_accuracy:max", "latency_ms:min"])
+    space = get_registry().space("nb201")
+    plain = PreRank(space, objective=goal, seed=1, **options)
+    spread = PreRank(space, objective=goal, seed=1, cost_metric="params", **options)
+    members = list(plain.ranked().genotypes)
+    sizes = score_genotypes(space, members, resolve_metrics(["params"]), build={"C": 4, "N": 1}, cache=None)
+    size = dict(zip(members, (s.value for s in sizes.column("params")), strict=True))
+    assert spread.top[0] == plain.top[0]  # the best-scoring end of the first front
+    assert min(size[g] for g in spread.top) == min(size.values())  # the cheapest end too
+    assert min(size[g] for g in spread.top) < min(size[g] for g in plain.top)
+    assert spread.describe()["cost_metric"] == "params" and len(spread.describe()["top"]) == 4
+    with pytest.raises(NasforgeError, match="no-such-cost"):
+        PreRank(space, objective=goal, seed=1, cost_metric="no-such-cost", **options)
