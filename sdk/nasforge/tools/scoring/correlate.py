@@ -18,7 +18,7 @@ import numpy as np
 from nasforge.kernel.evaluator import Evaluator
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.registry import Registry, get_registry
-from nasforge.kernel.search_space import SearchSpace
+from nasforge.kernel.search_space import ENUMERATE, SearchSpace
 from nasforge.run.spec import construct
 from nasforge.tools.scoring.ranking import oriented
 from nasforge.tools.scoring.stats import kendall, spearman
@@ -70,13 +70,18 @@ class CorrelationResult:
         }
 
 
+#: Largest space whose members a sample is drawn from by listing them all.
+MAX_LISTED = 1_000_000
+
+
 def sample_genotypes(space: SearchSpace, n: int, *, seed: int = 0) -> list[Genotype]:
-    """``n`` distinct genotypes: a uniform sample of the enumeration where the space is
-    finite (reproducible whatever the sampler), else distinct draws of ``space.sample``."""
+    """``n`` distinct genotypes: a uniform sample of the enumeration where the space can
+    list its members and is small enough to (reproducible whatever the sampler), else
+    distinct draws of ``space.sample`` (the DARTS spaces: finite, ~1e18 and more, unlisted)."""
     if n < 1:
         raise ValueError(f"sample size must be >= 1, got {n}")
     rng = random.Random(seed)
-    if space.size is not None:
+    if space.size is not None and ENUMERATE in space.capabilities and space.size <= MAX_LISTED:
         everything = list(space.enumerate())
         return rng.sample(everything, min(n, len(everything)))
     seen: dict[Genotype, None] = {}
