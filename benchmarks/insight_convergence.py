@@ -49,9 +49,6 @@ from nasforge_insight.report import InsightSettings, Report, run_insight
 from nasforge_insight.subjects import Subject, extreme_variants, resolve, with_variants
 from nasforge_insight.trend import trend
 
-#: The published cells (Fig. 4.1) the study trains: all five, each in the space that holds it.
-BUILT = tuple(PUBLISHED)
-
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -84,7 +81,7 @@ def main() -> None:
         subjects = [base, *extreme_variants(base, args.variants)]
     else:
         subjects = []
-        for name in BUILT:
+        for name in PUBLISHED:  # all five, each in the space that holds it
             base = resolve(PUBLISHED[name], registry, label=name)
             subjects += [base, *with_variants(base, args.variants)]
     settings = InsightSettings(
@@ -163,7 +160,7 @@ def everything(report: Report, subjects: list[Subject], args: argparse.Namespace
     for t in report.trends:
         print(f"  {t.describe()}")
     print("Within each family:")
-    for name in BUILT:
+    for name in PUBLISHED:
         family = [
             r for r in report.results if r.subject.label.split(" ")[0] == name and r.summary is not None
         ]

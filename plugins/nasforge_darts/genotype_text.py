@@ -29,16 +29,19 @@ MAX_DEPTH = 4
 CELL_NODES = INPUTS + STEPS
 
 
-def format_cells(cells: CellGenotype) -> str:
-    """``Genotype(normal=[('sep_conv_3x3', 0), ...], normal_concat=[2, 3, 4, 5], ...)``."""
+def format_cells(cells: CellGenotype | Any) -> str:
+    """``Genotype(normal=[('sep_conv_3x3', 0), ...], normal_concat=[2, 3, 4, 5], ...)``: the
+    cells' own concat where they name one (NASNet-space cells), else every intermediate node."""
 
     def pairs(edges: tuple[Edge, ...]) -> str:
         return "[" + ", ".join(f"({op!r}, {src})" for op, src in edges) + "]"
 
-    concat = "[" + ", ".join(str(n) for n in CONCAT) + "]"
+    def concat(kind: str) -> str:
+        return "[" + ", ".join(str(n) for n in getattr(cells, f"{kind}_concat", CONCAT)) + "]"
+
     return (
-        f"Genotype(normal={pairs(cells.normal)}, normal_concat={concat}, "
-        f"reduce={pairs(cells.reduce)}, reduce_concat={concat})"
+        f"Genotype(normal={pairs(cells.normal)}, normal_concat={concat('normal')}, "
+        f"reduce={pairs(cells.reduce)}, reduce_concat={concat('reduce')})"
     )
 
 

@@ -31,7 +31,7 @@ from nasforge.kernel.errors import InvalidGenotypeError
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.search_space import BUILD, MUTATE, NEIGHBOURS, SAMPLE, SearchSpace
 from nasforge_darts.cell_genotype import Edge, check_cell
-from nasforge_darts.genotype_text import _bind_fields, _concat, _literal, _parse_call
+from nasforge_darts.genotype_text import _bind_fields, _concat, _literal, _parse_call, format_cells
 from nasforge_darts.primitives import CELL_OPS, CELL_TYPES, EDGES_PER_NODE, INPUTS
 
 #: The ops of a NASNet-space cell as the DARTS code's table holds them (no zero op).
@@ -92,13 +92,7 @@ class NasnetCells:
         return cls(pairs[:EDGES], concat[0], pairs[EDGES:], concat[1])
 
     def format(self) -> str:
-        def pairs(edges: tuple[Edge, ...]) -> str:
-            return "[" + ", ".join(f"({op!r}, {src})" for op, src in edges) + "]"
-
-        return (
-            f"Genotype(normal={pairs(self.normal)}, normal_concat={list(self.normal_concat)}, "
-            f"reduce={pairs(self.reduce)}, reduce_concat={list(self.reduce_concat)})"
-        )
+        return format_cells(self)
 
     @classmethod
     def parse(cls, text: str) -> NasnetCells:

@@ -120,7 +120,9 @@ def with_variants(subject: Subject, count: int) -> list[Subject]:
         raise NasforgeError(f"'{subject.label}' is cell text only: variants need a space to build them")
     if _text_form(subject):
         seeds = range(1, count + 1)
-        return [_from_text(subject, f"CONN{seed}", rewire(subject.cells, seed)) for seed in seeds]
+        return [
+            _from_text(subject.space, subject, f"CONN{seed}", rewire(subject.cells, seed)) for seed in seeds
+        ]
     out = []
     for seed, g in enumerate(
         connection_variants(subject.space, subject.genotype, range(1, count + 1)), start=1
@@ -135,11 +137,8 @@ def _text_form(subject: Subject) -> bool:
     return subject.space is not None and SUPERNET not in subject.space.capabilities and bool(subject.cells)
 
 
-def _from_text(subject: Subject, tag: str, cells: tuple[CellGraph, ...]) -> Subject:
+def _from_text(space: SearchSpace, subject: Subject, tag: str, cells: tuple[CellGraph, ...]) -> Subject:
     """A variant drawn on the text cells, read back by the subject's space (which checks it)."""
-    space = subject.space
-    if space is None:
-        raise NasforgeError(f"'{subject.label}' is cell text only: variants need a space to build them")
     g = space.parse(format_cells(cells))
     return Subject(f"{subject.label} {tag}", space.format(g), _cells(space, g), space, g)
 
@@ -152,7 +151,8 @@ def with_op_variants(subject: Subject, count: int) -> list[Subject]:
     if subject.space is None or subject.genotype is None:
         raise NasforgeError(f"'{subject.label}' is cell text only: variants need a space to build them")
     if _text_form(subject):
-        return [_from_text(subject, f"OPS{seed}", reop(subject.cells, seed)) for seed in range(1, count + 1)]
+        seeds = range(1, count + 1)
+        return [_from_text(subject.space, subject, f"OPS{seed}", reop(subject.cells, seed)) for seed in seeds]
     out = []
     for seed in range(1, count + 1):
         g = operation_variant(subject.space, subject.genotype, seed)
