@@ -242,6 +242,69 @@ def report(args: argparse.Namespace, found: dict[tuple[str, str], list[dict[str,
             print(f"  {' / '.join(f'{x:.2f}' for x in numbers)}  {label}")
 
 
+def _ranks(values: list[float]) -> np.ndarray:
+    """Ranks (0 = smallest), ties given their mean rank."""
+    x = np.asarray(values, dtype=np.float64)
+    order = np.argsort(x, kind="stable")
+    ranks = np.empty(len(x))
+    ranks[order] = np.arange(len(x), dtype=np.float64)
+    for v in np.unique(x):
+        tied = x == v
+        ranks[tied] = ranks[tied].mean()
+    return ranks
+
+
+def spearman(a: list[float], b: list[float]) -> float:
+    """Spearman's rank correlation (nan where either side is constant)."""
+    ra, rb = _ranks(a), _ranks(b)
+    if ra.std() == 0 or rb.std() == 0:
+        return float("nan")
+    return float(np.corrcoef(ra, rb)[0, 1])
+
+
+def verdict(args: argparse.Namespace, found: dict[tuple[str, str], list[dict[str, Any]]]) -> None:
+    """The issue's check, printed: at each budget, the warm-started rows (``prerank``) at or
+    above the best black-box row, on the measure the tables show. Single objective also
+    prints how the rows' order on validation (what the searches maximise) agrees with their
+    order on test, over all rows and over the five best by validation: where validation and
+    test disagree among the best cells, a better validation search can score lower on test."""
+    field = "hv_valid" if args.multi_objective else "test"
+    print("\nwarm starts at or above every black-box row (* ahead, = level):")
+    for dataset in args.datasets:
+        present = [n for n in args.strategies if found.get((n, dataset))]
+        cold = [n for n in present if not n.startswith("prerank")]
+        warm = [n for n in present if n.startswith("prerank")]
+        if not cold or not warm:
+            continue
+        for b in BUDGETS:
+            mean = {
+                n: statistics.fmean(r["at"][str(b)][field] for r in found[(n, dataset)] if str(b) in r["at"])
+                for n in present
+            }
+            best = max(cold, key=lambda n: mean[n])
+            marks = [
+                f"{n}{'*' if round(mean[n], 4) > round(mean[best], 4) else '='}"
+                for n in warm
+                if round(mean[n], 4) >= round(mean[best], 4)
+            ]
+            line = f"  {dataset:15s} {b:4d}: best black-box {best} {mean[best]:.4f}; " + (
+                ", ".join(marks) or "none"
+            )
+            if not args.multi_objective:
+                valid = {
+                    n: statistics.fmean(r["at"][str(b)]["valid"] for r in found[(n, dataset)])
+                    for n in present
+                }
+                top = sorted(present, key=lambda n: -valid[n])[:5]
+                overall = spearman([valid[n] for n in present], [mean[n] for n in present])
+                best_five = spearman([valid[n] for n in top], [mean[n] for n in top])
+                line += (
+                    f"; rows' validation vs test order: Spearman {overall:+.2f}"
+                    f" (five best by validation {best_five:+.2f})"
+                )
+            print(line)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -272,6 +335,7 @@ def main() -> None:
     started = time.perf_counter()
     found = collect(args, RecordFile(args.records, code, recompute=args.recompute))
     report(args, found)
+    verdict(args, found)
     print(f"\nwall time {time.perf_counter() - started:.1f} s")
 
 
