@@ -83,7 +83,11 @@ def insight(
     grid: Annotated[int, typer.Option(min=2, help="Landscape grid points per direction.")] = 11,
     build_option: Annotated[
         list[str] | None,
-        typer.Option("--build-option", help="Network option key=value for every genotype, e.g. C=8."),
+        typer.Option(
+            "--build-option",
+            help="Network option key=value for every genotype (C=8), or space:key=value for one "
+            "space's genotypes alone (nb201:N=1, darts:layers=5).",
+        ),
     ] = None,
     device: Device = "cpu",
     json_out: Annotated[bool, typer.Option("--json", help="Print the report's numbers as JSON.")] = False,

@@ -22,6 +22,7 @@ from typing import Any
 import attrs
 
 from nasforge.kernel.datasets import TensorData, network_options
+from nasforge.kernel.errors import NasforgeError
 from nasforge.kernel.files import atomic_write_text
 from nasforge.kernel.network_factory import build_network
 from nasforge.kernel.search_space import SUPERNET
@@ -47,7 +48,9 @@ LARGE = 2_000_000
 
 @attrs.frozen
 class InsightSettings:
-    """What the probes run with; ``build`` are the network options of every genotype."""
+    """What the probes run with. ``build`` are network options: ``key`` for every genotype,
+    ``space:key`` for the genotypes of that space alone (an nb201 cell and a DARTS cell take
+    different options, so one page can hold both: ``nb201:N=1``, ``darts:layers=5``)."""
 
     probe: ProbeSettings = ProbeSettings()
     seeds: tuple[int, ...] = attrs.field(default=(0,), converter=tuple)
@@ -167,8 +170,33 @@ def _on(data: TensorData, device: str) -> TensorData:
     )
 
 
-def _options(data: TensorData, settings: InsightSettings) -> dict[str, Any]:
-    return {**network_options(data.input_shape, data.num_classes), **settings.build}
+def build_options(build: dict[str, Any], space_name: str) -> dict[str, Any]:
+    """The options of ``build`` for a genotype of ``space_name``: the unqualified ones, then
+    those qualified ``space_name:key`` (which win over an unqualified key of the same name)."""
+    shared = {k: v for k, v in build.items() if ":" not in k}
+    own = {k.split(":", 1)[1]: v for k, v in build.items() if k.split(":", 1)[0] == space_name and ":" in k}
+    return {**shared, **own}
+
+
+def _check_qualified(build: dict[str, Any], subjects: Sequence[Subject]) -> None:
+    """A ``space:key`` option that no genotype here belongs to is a typo: one line, now."""
+    built = {s.space_name for s in subjects if s.space is not None}
+    for key in build:
+        name, sep, option = key.partition(":")
+        if sep and (not name or not option):
+            raise NasforgeError(f"--build-option {key!r}: write key=value or space:key=value")
+        if sep and name not in built:
+            raise NasforgeError(
+                f"--build-option {key!r} names space '{name}', but no genotype here is built by it"
+                f" (these are: {', '.join(sorted(built)) or 'none'})"
+            )
+
+
+def _options(data: TensorData, settings: InsightSettings, subject: Subject) -> dict[str, Any]:
+    return {
+        **network_options(data.input_shape, data.num_classes),
+        **build_options(settings.build, subject.space_name),
+    }
 
 
 def _slug(text: str, index: int) -> str:
@@ -186,7 +214,7 @@ def _probe(subject: Subject, data: TensorData, settings: InsightSettings) -> Sub
         return SubjectResult(
             subject, rows, note="no registered space builds this cell: cell diagnostics only"
         )
-    options = _options(data, settings)
+    options = _options(data, settings, subject)
     curves: list[Curve] = []
     first = None
     var_init = var_trained = None
@@ -239,9 +267,10 @@ def run_insight(
     figures.require_plots()
     for seed in settings.seeds:  # too little data is one line now, not after the first genotype trained
         split(data, settings.probe, seed)
+    _check_qualified(settings.build, subjects)
     for s in subjects:  # a network option a space rejects is one line now, not after hours of training
         if s.space is not None and s.genotype is not None:
-            build_network(s.space, s.genotype, _options(data, settings))
+            build_network(s.space, s.genotype, _options(data, settings, s))
     figures_dir = out / "figures"
     results = tuple(_probe(s, data, settings) for s in subjects)
     # one colour scale for every landscape, so the pictures compare side by side

@@ -118,3 +118,27 @@ def test_every_figure_renders_in_a_headless_browser(report, tmp_path: Path) -> N
     keep = os.environ.get("NASFORGE_INSIGHT_SCREENSHOT")
     if keep:
         shutil.copyfile(shot, keep)
+
+
+def test_space_qualified_build_options_reach_their_space_alone(tmp_path: Path) -> None:
+    """An nb201 cell (N=...) and a DARTS cell (layers=...) on one page: ``space:key=value``
+    goes to that space's networks, an unqualified key to every one."""
+    from nasforge_insight.report import build_options
+
+    build = {"C": 4, "nb201:N": 1, "darts:layers": 3, "darts:C": 6}
+    assert build_options(build, "nb201") == {"C": 4, "N": 1}
+    assert build_options(build, "darts") == {"C": 6, "layers": 3}  # the qualified key wins
+    argv = ["insight", "DARTS_V2", WIDE, "--build-option", "C=4", "--build-option", "nb201:N=1"]
+    argv += ["--build-option", "darts:layers=3", "--build-option", "darts:auxiliary=false"]
+    argv += ["--epochs", "1", "--limit", "120", "--samples", "8", "--grid", "2"]
+    code, stdout, stderr = run_main(*argv, "--out", tmp_path / "r", "--json", "-q")
+    assert code == 0, stderr
+    darts, nb201 = json.loads(stdout)["genotypes"]
+    assert (darts["space"], nb201["space"]) == ("darts", "nb201")
+    assert darts["parameters"] != nb201["parameters"] and min(darts["parameters"], nb201["parameters"]) > 0
+    # unqualified, N reaches the DARTS network too, which refuses it: the reason the form exists
+    code, _, err = run_main(*argv[:3], "--build-option", "N=1", "--out", tmp_path / "s")
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    code, _, err = run_main(*argv[:3], "--build-option", "nasnet-cells:layers=3", "--out", tmp_path / "t")
+    assert code == 2 and "no genotype here is built by it" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "s").exists() and not (tmp_path / "t").exists()
