@@ -81,7 +81,7 @@ class Nesbs(OneShotStrategy):
         trials: list[Trial] = []
         bar = self.progress_bar()
         candidates = config.iterations * (len(config.deltas()) if config.sampler == "svgd-rd" else 1)
-        total = config.supernet_epochs + posterior_reports(config, dataset) + candidates
+        total = supernet_reports(config, dataset) + posterior_reports(config, dataset) + candidates
         task = bar.add_task("nesbs", total=total, info="")
 
         def record(stage: str, a: Assignment, objectives: dict[str, float], meta: dict[str, Any]) -> None:
@@ -175,6 +175,15 @@ class Nesbs(OneShotStrategy):
             build_options=build_options_for(space, supernet_options),
             device=config.device,
         )
+
+
+def supernet_reports(config: NesbsConfig, data: TensorData) -> int:
+    """How many supernet epochs a search journals (its progress bar's share)."""
+    train = int(round(config.split * len(data)))  # as TensorData.split cuts
+    per_epoch = max(1, math.ceil(train / config.batch_size))
+    if config.max_batches is not None:
+        per_epoch = min(per_epoch, config.max_batches)
+    return config.supernet_schedule(per_epoch)[0]
 
 
 def posterior_reports(config: NesbsConfig, data: TensorData) -> int:

@@ -40,18 +40,19 @@ def train_uniform(
     n_batches = math.ceil(len(data) / config.batch_size)
     if config.max_batches is not None:
         n_batches = min(n_batches, config.max_batches)
-    schedule = CosineSchedule(config.lr, 0.0, max(1, config.supernet_epochs * n_batches))
+    epochs, steps = config.supernet_schedule(n_batches)
+    schedule = CosineSchedule(config.lr, 0.0, max(1, steps))
     like = next(iter(supernet.arch_parameters())).detach()  # type: ignore[operator]
     x_all, y_all = data.x.to(device), data.y.to(device)
     logs: list[dict[str, float]] = []
     step = 0
     last: Assignment = encoding.uniform(generator)
     supernet.train()
-    for epoch in range(config.supernet_epochs):
+    for epoch in range(epochs):
         loss_sum, correct, seen = 0.0, 0.0, 0
         batches = iterate_batches(x_all, y_all, config.batch_size, generator=generator)
         for b, (x, y) in enumerate(batches):
-            if b >= n_batches:
+            if b >= n_batches or step >= steps:
                 break
             set_lr(opt, schedule(step))
             last = encoding.uniform(generator)

@@ -148,3 +148,29 @@ def test_the_strategy_reports_its_check_and_refuses_a_check_of_one() -> None:
     assert outcome.produced_by["run"]["posterior_prior_entropy"] == pytest.approx(6 * math.log(5))
     with pytest.raises(NasforgeError, match="quality_check"):
         Nesbs(quality_check=1)
+
+
+def test_supernet_steps_count_sgd_steps_whatever_the_dataset_size() -> None:
+    """``supernet_steps`` is a budget in SGD steps (the last epoch cut short), so one setting
+    carries from a CIFAR-sized split to a few thousand examples; unset, epochs count."""
+    from torch.optim.optimizer import register_optimizer_step_post_hook
+
+    from nasforge_nesbs.supernet_training import train_uniform
+
+    assert NesbsConfig(supernet_epochs=4).supernet_schedule(3) == (4, 12)
+    assert NesbsConfig(supernet_steps=7).supernet_schedule(3) == (3, 7)
+    assert NesbsConfig(supernet_steps=0).supernet_schedule(3) == (0, 0)
+    with pytest.raises(NasforgeError, match="supernet_steps"):
+        NesbsConfig(supernet_steps=-1)
+    space = load_space("nb201")
+    g = torch.Generator().manual_seed(0)
+    data = TensorData("toy", torch.randn(64, 1, 8, 8, generator=g), torch.arange(64) % 4, 4)
+    encoding = ArchEncoding(as_supernet(space.supernet(C=4, N=1, num_classes=4, in_channels=1), by="test"))
+    steps: list[int] = []
+    hook = register_optimizer_step_post_hook(lambda *_: steps.append(1))
+    try:  # 64 examples at batch 16: 4 steps an epoch, so 7 steps are 2 epochs, the second cut short
+        config = NesbsConfig(supernet_steps=7, batch_size=16)
+        logs = train_uniform(encoding.supernet, encoding, data, config, g)
+    finally:
+        hook.remove()
+    assert len(steps) == 7 and len(logs) == 2
