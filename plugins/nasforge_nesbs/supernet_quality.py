@@ -148,8 +148,8 @@ def report(quality: SupernetQuality) -> None:
     if not math.isfinite(rho) or rho < WEAK_RANKING:
         log.warning(
             "the NESBS supernet barely ranks architectures (Spearman %.2f < %.2f with their trained "
-            "error): its posterior and its selection follow noise; train it longer (supernet_epochs or supernet_steps) "
-            "or wider (supernet={'C': ...})",
+            "error): its posterior and its selection follow noise; train it longer (supernet_epochs "
+            "or supernet_steps) or wider (supernet={'C': ...})",
             rho,
             WEAK_RANKING,
         )
