@@ -84,7 +84,7 @@ def ref_fisher(model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> float:
     for a in acts:
         p = a * a.grad
         p = p.sum(dim=(2, 3)) if p.ndim == 4 else p
-        total += float(0.5 * p.pow(2).mean(0).sum())
+        total += float(0.5 * p.detach().pow(2).mean(0).sum())
     return total
 
 
