@@ -4,6 +4,7 @@ on the toy space (its networks take the Gaussian batch's 3x32x32 inputs flattene
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import pytest
@@ -207,6 +208,18 @@ def test_several_objectives_are_searched_as_then_searches_them() -> None:
     with pytest.raises(NasforgeError, match="'rea' optimises one objective") as info:
         PreRank(ToySpace(), objective=goal, seed=0, then="rea", **TOY)
     assert "\n" not in str(info.value)
+
+
+def test_several_objectives_without_a_cost_metric_say_how_to_spread_the_top_k(caplog) -> None:
+    goal = SearchGoal.of(["score:max", "size:min"])
+    with caplog.at_level(logging.INFO, logger="nasforge.prerank"):
+        PreRank(ToySpace(), objective=goal, seed=0, **TOY)
+    assert "cost_metric=flops" in caplog.text
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="nasforge.prerank"):
+        PreRank(ToySpace(), objective=goal, seed=0, **{**TOY, "cost_metric": "params"})
+        _prerank()  # one objective: nothing to spread along
+    assert "cost_metric" not in caplog.text
 
 
 def test_a_warm_started_two_objective_run_from_the_api() -> None:
