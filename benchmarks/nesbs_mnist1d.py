@@ -49,6 +49,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import attrs
 import torch
 from records import RecordFile, code_version
 
@@ -60,10 +61,10 @@ from nasforge.tools.scoring import spearman
 from nasforge_nb201 import OP_NAMES
 from nasforge_nesbs.config import DELTA_GRID, NesbsConfig
 from nasforge_nesbs.decisions import ArchEncoding, Assignment
-from nasforge_nesbs.estimation import SupernetPredictor, combine, prob_scores
+from nasforge_nesbs.estimation import combine, prob_scores
 from nasforge_nesbs.member_training import MemberTraining, predict_logits, train_member
 from nasforge_nesbs.posterior_fit import near_uniform
-from nasforge_nesbs.search import run_nesbs, sample_candidate
+from nasforge_nesbs.search import run_nesbs, sample_candidate, supernet_predictor
 from nasforge_nesbs.supernet_quality import THESIS_SPEARMAN, check_supernet
 
 THESIS = {  # Table 5.1, NB201, n = 3, test error %, mean over 3 trials (C10 / C100 / IN16-120)
@@ -105,6 +106,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--n", type=int, default=3, help="ensemble size")
     p.add_argument("--runs", type=Path, default=Path("runs/nesbs-mnist1d"))
     p.add_argument(
+        "--bn",
+        nargs="+",
+        default=["batch"],
+        choices=["batch", "recalibrate"],
+        help="BatchNorm when the supernet scores (A14); with --calibrate each is checked on one supernet",
+    )
+    p.add_argument("--first-seed", type=int, default=0, help="with --calibrate: start at this seed")
+    p.add_argument(
         "--calibrate",
         type=int,
         nargs="+",
@@ -113,6 +122,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="only the supernet check for each supernet length (no test data touched)",
     )
     args = p.parse_args(argv)
+    if len(args.bn) > 1 and not args.calibrate:
+        p.error("several --bn modes compare on one supernet with --calibrate only")
     if args.trained_seeds > args.seeds or args.budgets < args.T or min(args.n, args.T, args.pool) < 2:
         p.error("need trained-seeds <= seeds, T <= budgets, and n, T, pool >= 2")
     return args
@@ -134,6 +145,7 @@ class Seed:
             supernet_epochs=supernet_epochs,
             iterations=args.T,
             ensemble_size=args.n,
+            bn=args.bn[0],
             **extra,
         )
         options = dict(self.config.supernet) | network_options(
@@ -146,8 +158,8 @@ class Seed:
         self.search_seconds = time.perf_counter() - start
         assert self.run.predictor is not None
         self.selection = self.run.predictor
-        self.on_test = SupernetPredictor(supernet, self.encoding, self.test)
         self.train70, _ = self.search.split(self.config.split, seed=seed)
+        self.on_test = supernet_predictor(supernet, self.encoding, self.test, self.train70, self.config)
 
     def quality(self):
         return check_supernet(
@@ -323,26 +335,31 @@ def recorded_pool(index: int, args: argparse.Namespace) -> dict[str, Any] | None
 def calibrate(args: argparse.Namespace) -> None:
     """The supernet check at each supernet length, selection split only (the trained pool
     does not depend on the supernet, so it is trained once per seed, or read from a record)."""
-    for index in range(args.seeds):
+    for index in range(args.first_seed, args.seeds):
         pool = recorded_pool(index, args)
         for epochs in args.calibrate:
             seed = Seed(index, args, epochs)
             if pool is None:
                 pool = seed.quality().to_json()
             members = [tuple(a) for a in pool["members"]]
-            supernet_nll = [seed.selection.member_scores(a)["nll"] for a in members]
-            rho = spearman(supernet_nll, list(pool["trained_error"]))
-            rho_nll = spearman(supernet_nll, list(pool["trained_nll"]))
             accuracy = seed.run.supernet_log[-1]["accuracy"] if seed.run.supernet_log else math.nan
             entropy, prior, _ = near_uniform(seed.run.posterior)
-            print(
-                f"seed {index}, supernet {epochs} epochs (last-epoch training accuracy "
-                f"{100 * accuracy:.1f} %): Spearman(supernet NLL, trained error) "
-                f"{rho:.2f} (vs trained NLL {rho_nll:.2f}) over {len(members)} "
-                f"architectures trained {pool['epochs']} epochs; posterior entropy {entropy:.2f} of "
-                f"{prior:.2f} ({seed.search_seconds:.0f} s)",
-                flush=True,
-            )
+            for bn in args.bn:  # the same supernet scoring with each BatchNorm mode
+                config = attrs.evolve(seed.config, bn=bn)
+                predictor = supernet_predictor(
+                    seed.selection.supernet, seed.encoding, seed.selection.data, seed.train70, config
+                )
+                supernet_nll = [predictor.member_scores(a)["nll"] for a in members]
+                rho = spearman(supernet_nll, list(pool["trained_error"]))
+                rho_nll = spearman(supernet_nll, list(pool["trained_nll"]))
+                print(
+                    f"seed {index}, supernet {epochs} epochs (last-epoch training accuracy "
+                    f"{100 * accuracy:.1f} %), bn {bn}: Spearman(supernet NLL, trained error) "
+                    f"{rho:.2f} (vs trained NLL {rho_nll:.2f}) over {len(members)} "
+                    f"architectures trained {pool['epochs']} epochs; posterior entropy {entropy:.2f} of "
+                    f"{prior:.2f} ({seed.search_seconds:.0f} s)",
+                    flush=True,
+                )
 
 
 def parameter_free_percent(ops: Iterable[str]) -> float:
@@ -510,6 +527,7 @@ def main(argv: list[str] | None = None) -> int:
         settings = {
             "seed": index,
             "trained": index < args.trained_seeds,
+            "bn": args.bn[0],
             **{
                 k: getattr(args, k)
                 for k in (

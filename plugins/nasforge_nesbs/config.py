@@ -27,6 +27,8 @@ from nasforge_nesbs.sampling import SAMPLERS
 #: The thesis's posterior budget in Adam steps: 20 epochs of 15,000 images at batch 128.
 POSTERIOR_STEPS = 20 * 118
 COMBINES = ("mean-softmax", "mean-logits")
+#: How the supernet's BatchNorm normalises when it scores an architecture (A14).
+BN_MODES = ("batch", "recalibrate")
 SELECTION_LOSSES = ("nll", "error")
 
 #: The deltas ``delta="auto"`` tries (research note A9; -1 and below collapse or attract).
@@ -103,6 +105,13 @@ class NesbsConfig:
     #: Redraw a candidate's duplicate members (A13: the faithful default keeps them).
     unique: bool = attrs.field(default=False, validator=typed)
     eval_batch_size: int = attrs.field(default=512, validator=_count)
+    #: BatchNorm when the supernet scores an architecture (A14): "batch" normalises by each
+    #: evaluation batch's statistics; "recalibrate" first re-estimates the running statistics
+    #: of that architecture's path on ``bn_batches`` batches of the supernet's training split
+    #: (the shared running statistics are a mixture over every path trained), then evaluates
+    #: with them, so a prediction no longer depends on what else is in its batch.
+    bn: str = attrs.field(default="batch", validator=one_of(BN_MODES))
+    bn_batches: int = attrs.field(default=8, validator=_count)
     #: Stop each epoch after this many batches (tests and smoke runs); None: every batch.
     max_batches: int | None = attrs.field(default=None, validator=typed)
     #: Architectures trained from scratch after the search to check that the supernet ranks

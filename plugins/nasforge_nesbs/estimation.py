@@ -3,7 +3,8 @@
 An ensemble's loss cannot come from its members' scores: it needs their per-example
 predictions. :class:`SupernetPredictor` computes each architecture's predictions on the
 selection split once (weights inherited through the contract's one-hot edge weights,
-BatchNorm on batch statistics, A14) and caches them by assignment; :func:`combine`
+BatchNorm on batch statistics or recalibrated for the path, A14) and caches them by
+assignment; :func:`combine`
 averages members as the manifest's combine rule says (A1), and :func:`ensemble_scores`
 gives the NLL and error of the combined prediction (A2).
 """
@@ -11,11 +12,14 @@ gives the NLL and error of the combined prediction (A2).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
 
 import torch
 import torch.nn.functional as F
 from torch import nn
+from torch.nn.modules.batchnorm import _BatchNorm
 
 from nasforge.kernel.datasets import TensorData
 from nasforge.tools.backends import batch_norm_mode
@@ -49,8 +53,41 @@ def ensemble_scores(
     return prob_scores(combine(outputs, rule), y)
 
 
+@contextmanager
+def recalibrated_batch_norm(model: nn.Module, calibrate: Callable[[], None]) -> Iterator[None]:
+    """Every BatchNorm of ``model`` with running statistics re-estimated from scratch by
+    ``calibrate()`` (forward passes, cumulative average), then in eval mode; restored
+    exactly on exit, buffers, momentum and mode, so the supernet is left as it was."""
+    bns = [m for m in model.modules() if isinstance(m, _BatchNorm)]
+    saved = [
+        (m.training, m.track_running_stats, m.momentum, m.running_mean, m.running_var, m.num_batches_tracked)
+        for m in bns
+    ]
+    try:
+        for m in bns:
+            like = m.weight if m.weight is not None else next(model.parameters())
+            m.track_running_stats, m.momentum = True, None  # None: the cumulative average
+            m.running_mean = torch.zeros(m.num_features, device=like.device)
+            m.running_var = torch.ones(m.num_features, device=like.device)
+            m.num_batches_tracked = torch.zeros((), dtype=torch.long, device=like.device)
+            m.train()
+        calibrate()
+        for m in bns:
+            m.eval()
+        yield
+    finally:
+        for m, (training, track, momentum, mean, var, count) in zip(bns, saved, strict=True):
+            m.train(training)
+            m.track_running_stats, m.momentum = track, momentum
+            m.running_mean, m.running_var, m.num_batches_tracked = mean, var, count
+
+
 class SupernetPredictor:
-    """Per-example logits of architectures with supernet-inherited weights, cached."""
+    """Per-example logits of architectures with supernet-inherited weights, cached.
+
+    ``bn="batch"`` normalises by each evaluation batch's statistics; ``bn="recalibrate"``
+    re-estimates the path's running statistics on the first ``calibration_batches`` batches
+    of ``calibration`` (the supernet's training split) and evaluates with them."""
 
     def __init__(
         self,
@@ -60,12 +97,22 @@ class SupernetPredictor:
         *,
         batch_size: int = 512,
         device: str = "cpu",
+        bn: str = "batch",
+        calibration: TensorData | None = None,
+        calibration_batches: int = 8,
+        calibration_batch_size: int = 128,
     ) -> None:
+        if bn not in ("batch", "recalibrate") or (bn == "recalibrate" and calibration is None):
+            raise ValueError(f"bn must be 'batch' or 'recalibrate' (with calibration data), got {bn!r}")
         self.supernet = supernet
         self.encoding = encoding
         self.data = data
         self.batch_size = batch_size
         self.device = torch.device(device)
+        self.bn = bn
+        self.calibration = calibration
+        self.calibration_batches = calibration_batches
+        self.calibration_batch_size = calibration_batch_size
         self.cache: dict[Assignment, torch.Tensor] = {}
 
     def logits(self, a: Assignment) -> torch.Tensor:
@@ -73,13 +120,25 @@ class SupernetPredictor:
         if a not in self.cache:
             like = next(iter(self.supernet.arch_parameters())).detach()  # type: ignore[operator]
             w = self.encoding.weights_of(a, like=like)
-            out = []
-            with torch.no_grad(), batch_norm_mode(self.supernet, "batch"):
-                for start in range(0, len(self.data), self.batch_size):
-                    x = self.data.x[start : start + self.batch_size].to(self.device)
-                    out.append(self.supernet(x, w, sparse=True).detach().cpu())
+            with torch.no_grad(), self._normalisation(w):
+                out = [
+                    self.supernet(self.data.x[i : i + self.batch_size].to(self.device), w, sparse=True).cpu()
+                    for i in range(0, len(self.data), self.batch_size)
+                ]
             self.cache[a] = torch.cat(out)
         return self.cache[a]
+
+    def _normalisation(self, w: torch.Tensor) -> Any:
+        if self.bn == "batch":
+            return batch_norm_mode(self.supernet, "batch")
+        assert self.calibration is not None
+        data, size = self.calibration, self.calibration_batch_size
+
+        def calibrate() -> None:  # the split's first batches: the same for every path
+            for k in range(min(self.calibration_batches, math.ceil(len(data) / size))):
+                self.supernet(data.x[k * size : (k + 1) * size].to(self.device), w, sparse=True)
+
+        return recalibrated_batch_norm(self.supernet, calibrate)
 
     def member_scores(self, a: Assignment) -> dict[str, float]:
         return prob_scores(torch.softmax(self.logits(a).double(), -1), self.data.y)

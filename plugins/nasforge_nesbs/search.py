@@ -137,6 +137,24 @@ def select(
     return candidates, best
 
 
+def supernet_predictor(
+    supernet: nn.Module, encoding: ArchEncoding, data: TensorData, train: TensorData, config: NesbsConfig
+) -> SupernetPredictor:
+    """The supernet's predictions on ``data`` as ``config`` says (``bn``: recalibrated on
+    ``train``, the supernet's own training split, where asked)."""
+    return SupernetPredictor(
+        supernet,
+        encoding,
+        data,
+        batch_size=config.eval_batch_size,
+        device=config.device,
+        bn=config.bn,
+        calibration=train,
+        calibration_batches=config.bn_batches,
+        calibration_batch_size=config.batch_size,
+    )
+
+
 def run_nesbs(
     supernet: nn.Module,
     encoding: ArchEncoding,
@@ -176,9 +194,7 @@ def run_nesbs(
     seconds["posterior"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    predictor = SupernetPredictor(
-        supernet, encoding, select_data, batch_size=config.eval_batch_size, device=config.device
-    )
+    predictor = supernet_predictor(supernet, encoding, select_data, train, config)
     candidates, best = select(predictor, posterior, config, generator)
     for t, cand in enumerate(candidates):
         for i, a in enumerate(cand.members):

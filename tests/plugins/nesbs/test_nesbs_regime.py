@@ -174,3 +174,50 @@ def test_supernet_steps_count_sgd_steps_whatever_the_dataset_size() -> None:
     finally:
         hook.remove()
     assert len(steps) == 7 and len(logs) == 2
+
+
+def test_recalibrated_batch_norm_scores_a_path_on_its_own_statistics_and_restores_the_supernet() -> None:
+    """A14's other reading: the path's running statistics re-estimated on the supernet's
+    training split, then eval mode. A prediction then no longer depends on the rest of its
+    evaluation batch (with batch statistics it does), and the supernet is left exactly as it
+    was (buffers, momentum, mode)."""
+    from torch.nn.modules.batchnorm import _BatchNorm
+
+    data = load_digits()
+    train, held = data.split(0.7, seed=0)
+    held = TensorData("held", held.x[:40], held.y[:40], held.num_classes)
+    space = load_space("nb201")
+    supernet = seeded_build(lambda: space.supernet(C=4, N=1, num_classes=10, in_channels=1), 0)
+    encoding = ArchEncoding(as_supernet(supernet, by="test"))
+    bns = [m for m in supernet.modules() if isinstance(m, _BatchNorm)]
+    before = [(m.training, m.track_running_stats, m.momentum, m.running_mean) for m in bns]
+    from nasforge_nb201 import OP_NAMES
+
+    a = (OP_NAMES.index("nor_conv_3x3"),) * len(encoding)  # convolutions: outputs vary by example
+
+    def logits(bn: str, batch_size: int) -> torch.Tensor:
+        kwargs = {"calibration": train, "calibration_batches": 3, "calibration_batch_size": 32}
+        return SupernetPredictor(supernet, encoding, held, batch_size=batch_size, bn=bn, **kwargs).logits(a)
+
+    assert torch.allclose(logits("recalibrate", 40), logits("recalibrate", 7), atol=1e-5)
+    assert not torch.allclose(logits("batch", 40), logits("batch", 7), atol=1e-3)
+    assert not torch.allclose(logits("recalibrate", 40), logits("batch", 40), atol=1e-3)
+    after = [(m.training, m.track_running_stats, m.momentum, m.running_mean) for m in bns]
+    assert all(x[:3] == y[:3] and (x[3] is y[3]) for x, y in zip(before, after, strict=True)), (
+        "the supernet's BatchNorms are restored"
+    )
+    with pytest.raises(ValueError, match="recalibrate"):
+        SupernetPredictor(supernet, encoding, held, bn="recalibrate")  # no calibration data
+    with pytest.raises(NasforgeError, match="bn"):
+        NesbsConfig(bn="running")
+
+
+def test_a_search_with_recalibrated_batch_norm_runs_end_to_end() -> None:
+    data = load_digits()
+    space = load_space("nb201")
+    config = NesbsConfig(seed=2, bn="recalibrate", bn_batches=2, **TINY)
+    supernet = seeded_build(lambda: space.supernet(C=4, N=1, num_classes=10, in_channels=1), 2)
+    encoding = ArchEncoding(as_supernet(supernet, by="test"))
+    run = run_nesbs(supernet, encoding, data, config)
+    assert run.predictor is not None and run.predictor.bn == "recalibrate"
+    assert math.isfinite(run.ensemble_scores["nll"]) and len(run.members) == config.ensemble_size
