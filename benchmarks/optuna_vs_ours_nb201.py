@@ -51,6 +51,7 @@ import numpy as np
 from nasforge import api
 from nasforge.kernel.outcome import SearchOutcome
 from nasforge.kernel.pareto import non_dominated
+from nasforge.tools.scoring import spearman
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from multiobjective_nb201 import Scale, true_front  # noqa: E402
@@ -240,26 +241,6 @@ def report(args: argparse.Namespace, found: dict[tuple[str, str], list[dict[str,
         print("\nreference rows (CIFAR-10 / CIFAR-100 / ImageNet16-120):")
         for label, numbers in REFERENCE.items():
             print(f"  {' / '.join(f'{x:.2f}' for x in numbers)}  {label}")
-
-
-def _ranks(values: list[float]) -> np.ndarray:
-    """Ranks (0 = smallest), ties given their mean rank."""
-    x = np.asarray(values, dtype=np.float64)
-    order = np.argsort(x, kind="stable")
-    ranks = np.empty(len(x))
-    ranks[order] = np.arange(len(x), dtype=np.float64)
-    for v in np.unique(x):
-        tied = x == v
-        ranks[tied] = ranks[tied].mean()
-    return ranks
-
-
-def spearman(a: list[float], b: list[float]) -> float:
-    """Spearman's rank correlation (nan where either side is constant)."""
-    ra, rb = _ranks(a), _ranks(b)
-    if ra.std() == 0 or rb.std() == 0:
-        return float("nan")
-    return float(np.corrcoef(ra, rb)[0, 1])
 
 
 def verdict(args: argparse.Namespace, found: dict[tuple[str, str], list[dict[str, Any]]]) -> None:

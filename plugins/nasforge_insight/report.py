@@ -173,8 +173,14 @@ def _on(data: TensorData, device: str) -> TensorData:
 def build_options(build: dict[str, Any], space_name: str) -> dict[str, Any]:
     """The options of ``build`` for a genotype of ``space_name``: the unqualified ones, then
     those qualified ``space_name:key`` (which win over an unqualified key of the same name)."""
-    shared = {k: v for k, v in build.items() if ":" not in k}
-    own = {k.split(":", 1)[1]: v for k, v in build.items() if k.split(":", 1)[0] == space_name and ":" in k}
+    shared: dict[str, Any] = {}
+    own: dict[str, Any] = {}
+    for key, value in build.items():
+        name, sep, option = key.partition(":")
+        if not sep:
+            shared[key] = value
+        elif name == space_name:
+            own[option] = value
     return {**shared, **own}
 
 

@@ -140,6 +140,14 @@ class NesbsConfig:
         if value is not None:
             in_range(ge=0, le=MAX_COUNT)(self, attr, value)
 
+    def batches_per_epoch(self, examples: int) -> int:
+        """Batches of ``batch_size`` an epoch over ``examples`` takes, capped by
+        ``max_batches``; at least one (the schedules divide by it)."""
+        per_epoch = math.ceil(examples / self.batch_size)
+        if self.max_batches is not None:
+            per_epoch = min(per_epoch, self.max_batches)
+        return max(1, per_epoch)
+
     def supernet_schedule(self, batches_per_epoch: int) -> tuple[int, int]:
         """(epochs, steps) of supernet training for ``batches_per_epoch`` batches an epoch
         (already capped by ``max_batches``): ``supernet_steps`` where set, the last epoch

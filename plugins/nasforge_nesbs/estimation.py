@@ -23,6 +23,7 @@ from torch.nn.modules.batchnorm import _BatchNorm
 
 from nasforge.kernel.datasets import TensorData
 from nasforge.tools.backends import batch_norm_mode
+from nasforge_nesbs.config import BN_MODES
 from nasforge_nesbs.decisions import ArchEncoding, Assignment
 
 
@@ -102,7 +103,7 @@ class SupernetPredictor:
         calibration_batches: int = 8,
         calibration_batch_size: int = 128,
     ) -> None:
-        if bn not in ("batch", "recalibrate") or (bn == "recalibrate" and calibration is None):
+        if bn not in BN_MODES or (bn == "recalibrate" and calibration is None):
             raise ValueError(f"bn must be 'batch' or 'recalibrate' (with calibration data), got {bn!r}")
         self.supernet = supernet
         self.encoding = encoding

@@ -108,10 +108,7 @@ def _schedule(config: NesbsConfig, size: int) -> tuple[int, float]:
     enough passes for ``posterior_steps`` steps."""
     if config.posterior_epochs is not None:
         return config.posterior_epochs, math.inf
-    per_epoch = math.ceil(size / config.batch_size)
-    if config.max_batches is not None:
-        per_epoch = min(per_epoch, config.max_batches)
-    per_epoch = max(per_epoch, 1)
+    per_epoch = config.batches_per_epoch(size)
     return math.ceil(config.posterior_steps / per_epoch), config.posterior_steps
 
 

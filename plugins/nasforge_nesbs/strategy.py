@@ -180,10 +180,7 @@ class Nesbs(OneShotStrategy):
 def supernet_reports(config: NesbsConfig, data: TensorData) -> int:
     """How many supernet epochs a search journals (its progress bar's share)."""
     train = int(round(config.split * len(data)))  # as TensorData.split cuts
-    per_epoch = max(1, math.ceil(train / config.batch_size))
-    if config.max_batches is not None:
-        per_epoch = min(per_epoch, config.max_batches)
-    return config.supernet_schedule(per_epoch)[0]
+    return config.supernet_schedule(config.batches_per_epoch(train))[0]
 
 
 def posterior_reports(config: NesbsConfig, data: TensorData) -> int:
@@ -193,10 +190,7 @@ def posterior_reports(config: NesbsConfig, data: TensorData) -> int:
     if config.posterior_epochs is not None:
         return config.posterior_epochs
     selection = len(data) - int(round(config.split * len(data)))  # as TensorData.split cuts
-    per_epoch = max(1, math.ceil(selection / config.batch_size))
-    if config.max_batches is not None:
-        per_epoch = min(per_epoch, config.max_batches)
-    epochs = math.ceil(config.posterior_steps / per_epoch)
+    epochs = math.ceil(config.posterior_steps / config.batches_per_epoch(selection))
     return math.ceil(epochs / max(1, math.ceil(epochs / REPORTS)))
 
 

@@ -8,7 +8,6 @@ all steps, gradient clipping as the core's training loop does.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 
 import torch
@@ -37,9 +36,7 @@ def train_uniform(
     device = torch.device(config.device)
     weights = list(supernet.weight_parameters())  # type: ignore[operator]
     opt = torch.optim.SGD(weights, lr=config.lr, momentum=config.momentum, weight_decay=config.weight_decay)
-    n_batches = math.ceil(len(data) / config.batch_size)
-    if config.max_batches is not None:
-        n_batches = min(n_batches, config.max_batches)
+    n_batches = config.batches_per_epoch(len(data))
     epochs, steps = config.supernet_schedule(n_batches)
     schedule = CosineSchedule(config.lr, 0.0, max(1, steps))
     like = next(iter(supernet.arch_parameters())).detach()  # type: ignore[operator]
