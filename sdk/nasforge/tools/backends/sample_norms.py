@@ -372,8 +372,6 @@ def _separable(
         exact = [n for n in live if n not in holders]
         with torch.no_grad():
             alone = model(x[:1])[0]  # the first sample forwarded alone, as the definition does
-        # a chunk holds about chunk_size rows (samples x rows per sample)
-        samples = max(1, chunk_size // sum(_widths(specs, alone.shape[0])))
         check: list[torch.Tensor | None] = [alone]
 
         def chunk(a: int, b: int) -> _Accumulator:
@@ -384,12 +382,12 @@ def _separable(
             return acc
 
         try:
-            parts = map_chunks(chunk, x.shape[0], samples)
+            parts = map_chunks(chunk, x.shape[0], chunk_size)
         except _NotSeparable:  # every parameter by the exact per-sample path
             parts = map_chunks(
                 lambda a, b: _exact_chunk(model, live, fixed, x[a:b], y[a:b], specs, totals),
                 x.shape[0],
-                samples,
+                chunk_size,
             )
     acc = parts[0]
     for p in parts[1:]:
@@ -485,8 +483,9 @@ def sample_grad_norms(
     forming J.
 
     Equal to the squared row norms of :func:`~nasforge.tools.backends.jacobian.jacobian`
-    (and the squared norm of its summed rows). ``chunk_size`` bounds the rows (samples x
-    rows per sample) of one forward; a chunk that runs out of memory is halved and retried.
+    (and the squared norm of its summed rows). ``chunk_size`` samples are forwarded together
+    (their memory does not grow with the rows per sample: the cotangents go back one at a
+    time); a chunk that runs out of memory is halved and retried.
     """
     return joint_sample_grad_norms(
         model, inputs, targets, specs=[spec], chunk_size=chunk_size, device=device, totals=totals
