@@ -173,39 +173,37 @@ def _sizes(live: Params) -> dict[str, int]:
 
 
 class _Accumulator:
-    """Per cotangent column, the rows' squared norms; per spec, the summed gradient (only
-    when ``totals``: it costs a pass over every per-sample gradient)."""
+    """Per cotangent column, the rows' squared norms; per spec whose ``totals`` flag is set,
+    the summed gradient (a pass over every per-sample gradient, so only where asked)."""
 
     def __init__(
-        self, n: int, widths: list[int], sizes: dict[str, int], like: torch.Tensor, *, totals: bool
+        self, n: int, widths: list[int], sizes: dict[str, int], like: torch.Tensor, totals: Sequence[bool]
     ) -> None:
         self.widths = widths
+        self.totals = list(totals)
         self.spec_of = [k for k, w in enumerate(widths) for _ in range(w)]
         self.offsets = dict(zip(sizes, itertools.accumulate([0, *sizes.values()]), strict=False))
         # in the network's precision (a few hundred positive terms a row), float64 at the end
         self.rows = torch.zeros(n, sum(widths), dtype=like.dtype, device=like.device)
-        self.sums = (
-            torch.zeros(len(widths), sum(sizes.values()), dtype=torch.float64, device=like.device)
-            if totals
-            else None
-        )
+        self.sums = torch.zeros(len(widths), sum(sizes.values()) if any(totals) else 0, dtype=torch.float64)
+        self.sums = self.sums.to(like.device)
 
     def add(self, name: str, g: torch.Tensor, first: int) -> None:
         """``g``: ``(n, B, numel)`` gradients of parameter ``name`` for columns first.. ."""
         b = g.shape[1]
         norm = torch.linalg.vector_norm(g, dim=-1)
         self.rows[:, first : first + b].addcmul_(norm, norm)
-        if self.sums is None:
+        wanted = [j for j in range(b) if self.totals[self.spec_of[first + j]]]
+        if not wanted:
             return
         start = self.offsets[name]
         summed = g.sum(0).to(torch.float64)  # (B, numel)
-        for j in range(b):
+        for j in wanted:
             self.sums[self.spec_of[first + j], start : start + g.shape[-1]] += summed[j]
 
     def merge(self, other: _Accumulator) -> _Accumulator:
         self.rows = torch.cat([self.rows, other.rows])
-        if self.sums is not None and other.sums is not None:
-            self.sums += other.sums
+        self.sums += other.sums
         return self
 
     def results(self, specs: Sequence[KernelSpec]) -> list[SampleNorms]:
@@ -213,7 +211,7 @@ class _Accumulator:
         rows64 = self.rows.to(torch.float64)
         for k, (s, w) in enumerate(zip(specs, self.widths, strict=True)):
             rows = rows64[:, col : col + w]
-            total = None if self.sums is None else float(self.sums[k].square().sum())
+            total = float(self.sums[k].square().sum()) if self.totals[k] else None
             out.append(SampleNorms(rows if s.output == "full" else rows[:, 0], total))
             col += w
         return out
@@ -307,7 +305,7 @@ def _separable_chunk(
     y: torch.Tensor,
     specs: Sequence[KernelSpec],
     alone: torch.Tensor | None,
-    totals: bool,
+    totals: Sequence[bool],
 ) -> _Accumulator:
     """Norms and sums of one chunk of samples under a separable BatchNorm mode; ``alone``
     (the first sample forwarded by itself), when given, is checked against the batch."""
@@ -327,7 +325,7 @@ def _separable_chunk(
         if not torch.allclose(alone, logits[0].detach(), rtol=1e-3, atol=1e-3 * scale):
             raise _NotSeparable("the first sample forwarded alone gives other logits than the batch")
     cot = _cotangents(logits.detach(), y, specs)
-    acc = _Accumulator(n, _widths(specs, logits.shape[1]), _sizes(live), logits, totals=totals)
+    acc = _Accumulator(n, _widths(specs, logits.shape[1]), _sizes(live), logits, totals)
     _layer_rows(holders, calls, logits, cot, acc)
     del calls, logits
     if exact:
@@ -345,13 +343,13 @@ def _exact_chunk(
     x: torch.Tensor,
     y: torch.Tensor,
     specs: Sequence[KernelSpec],
-    totals: bool,
+    totals: Sequence[bool],
 ) -> _Accumulator:
     """Norms and sums of one chunk by ``torch.func`` alone, each sample forwarded alone."""
     with torch.no_grad():
         logits = vmap(lambda xi: functional_call(model, (live, fixed), (xi.unsqueeze(0),))[0])(x)
     cot = _cotangents(logits, y, specs)
-    acc = _Accumulator(x.shape[0], _widths(specs, logits.shape[1]), _sizes(live), logits, totals=totals)
+    acc = _Accumulator(x.shape[0], _widths(specs, logits.shape[1]), _sizes(live), logits, totals)
     for name, g in _functional_grads(model, fixed, live, x, cot).items():
         acc.add(name, g, 0)
     return acc
@@ -363,7 +361,7 @@ def _separable(
     y: torch.Tensor,
     specs: Sequence[KernelSpec],
     chunk_size: int,
-    totals: bool,
+    totals: Sequence[bool],
 ) -> list[SampleNorms]:
     with batch_norm_mode(model, specs[0].bn):
         live, fixed = split_parameters(model, specs[0].params, x.device)
@@ -396,7 +394,7 @@ def _separable(
 
 
 def _decomposed(
-    model: nn.Module, x: torch.Tensor, y: torch.Tensor, specs: Sequence[KernelSpec], totals: bool
+    model: nn.Module, x: torch.Tensor, y: torch.Tensor, specs: Sequence[KernelSpec], totals: Sequence[bool]
 ) -> list[SampleNorms]:
     """The HNAS code's rows: one backward of Σ_i head_i through the batch forwarded together
     (batch statistics), each layer call's per-sample share of its gradient."""
@@ -413,7 +411,7 @@ def _decomposed(
         if any(c.out._version != c.version for c in calls):
             raise ValueError("no per-layer decomposition: a layer's output was modified in place")
         cot = _cotangents(logits.detach(), y, specs)
-        acc = _Accumulator(x.shape[0], _widths(specs, logits.shape[1]), _sizes(live), logits, totals=totals)
+        acc = _Accumulator(x.shape[0], _widths(specs, logits.shape[1]), _sizes(live), logits, totals)
         _layer_rows(holders, calls, logits, cot, acc)
     return acc.results(specs)
 
@@ -443,11 +441,15 @@ def joint_sample_grad_norms(
     specs: Sequence[KernelSpec],
     chunk_size: int = 64,
     device: str | torch.device | None = "cpu",
-    totals: bool = False,
+    totals: bool | Sequence[bool] = False,
 ) -> list[SampleNorms]:
     """:func:`sample_grad_norms` of several specs; specs that :func:`can_share_norms` share
-    the forward. The model is left as it was."""
+    the forward. ``totals`` asks for 1ᵀΘ1 of every spec, or (a sequence) of each spec
+    that has True. The model is left as it was."""
     specs = list(specs)
+    wanted = [bool(totals)] * len(specs) if isinstance(totals, bool) else [bool(t) for t in totals]
+    if len(wanted) != len(specs):
+        raise ValueError(f"totals has {len(wanted)} flags for {len(specs)} specs")
     if any(s.needs_labels for s in specs) and targets is None:
         raise ValueError("a requested output needs targets")
     dev = resolve_device(device)
@@ -459,12 +461,13 @@ def joint_sample_grad_norms(
         groups.setdefault((s.bn, s.params), []).append(i)
     for (bn, _), idx in groups.items():
         group = [specs[i] for i in idx]
+        flags = [wanted[i] for i in idx]
         if bn == "batch":
             found = [_from_jacobian(model, x, targets, s, chunk_size) for s in group]
         elif bn == "decomposed":
-            found = _decomposed(model, x, y, group, totals)
+            found = _decomposed(model, x, y, group, flags)
         else:
-            found = _separable(model, x, y, group, chunk_size, totals)
+            found = _separable(model, x, y, group, chunk_size, flags)
         out.update(zip(idx, found, strict=True))
     return [out[i] for i in range(len(specs))]
 
