@@ -14,9 +14,10 @@ BackPACK's BatchGrad and Opacus's grad samples use):
   positions, x̂ normalised as the forward normalised it.
 
 Each function takes ``δ`` of shape ``(n, B, *out)`` (B output cotangents of n samples) and
-returns ``(n, B, numel)``: row (i, b) the gradient of sample i's b-th cotangent, flattened
-as the parameter is. A layer type not listed here has no identity (:func:`has_identity`);
-the callers take an exact path for its parameters instead.
+returns ``(n, B, ...)``: [i, b] the gradient of sample i's b-th cotangent, its elements in
+the parameter's order (possibly a strided view: the callers only reduce it). A layer type
+not listed here has no identity (:func:`has_identity`); the callers take an exact path for
+its parameters instead.
 """
 
 from __future__ import annotations
@@ -49,8 +50,8 @@ def normalised_input(module: _BatchNorm, a: torch.Tensor, *, per_sample: bool) -
 
 
 def unfold(module: _ConvNd, a: torch.Tensor, out_shape: tuple[int, ...]) -> torch.Tensor:
-    """The ``(n, L, C_in·prod(kernel))`` patches of ``a`` the conv multiplied its weight with,
-    one row per output position (contiguous: the layout a batched product reads fastest).
+    """The ``(n, C_in·prod(kernel), L)`` patches of ``a`` the conv multiplied its weight with,
+    one column per output position.
 
     Padded as the module pads (zeros or its padding mode), then one strided slice per kernel
     offset: any dimension, stride, dilation, asymmetric 'same' padding.
@@ -61,18 +62,17 @@ def unfold(module: _ConvNd, a: torch.Tensor, out_shape: tuple[int, ...]) -> torc
         mode = "constant" if module.padding_mode == "zeros" else module.padding_mode
         a = F.pad(a, pad, mode=mode)
     ks, st, dl = module.kernel_size, module.stride, module.dilation
-    last = a.movedim(1, -1)  # (n, *spatial, C_in)
     if all(k == 1 for k in ks) and all(s == 1 for s in st):
-        return last.reshape(n, -1, c).contiguous()
+        return a.reshape(n, c, -1)
     slices = []
     for offset in itertools.product(*(range(k) for k in ks)):
         index = tuple(
             slice(o * d, o * d + s * (size - 1) + 1, s)
             for o, d, s, size in zip(offset, dl, st, out_shape, strict=True)
         )
-        slices.append(last[(slice(None), *index)])
-    patches = torch.stack(slices, dim=-1)  # (n, *out, C_in, K)
-    return patches.reshape(n, math.prod(out_shape), c * len(slices))
+        slices.append(a[(..., *index)])
+    patches = torch.stack(slices, dim=2)  # (n, C_in, K, *out)
+    return patches.reshape(n, c * len(slices), math.prod(out_shape))
 
 
 def prepare(module: nn.Module, a: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
@@ -111,11 +111,14 @@ def _conv(module: _ConvNd, u: torch.Tensor, delta: torch.Tensor, name: str) -> t
     g = module.groups
     length = d.shape[-1]
     if g == 1:
-        return torch.bmm(d.reshape(n, -1, length), u).reshape(n, b, -1)  # (n, B·C_out, C_in·K)
-    u = u.reshape(n, length, g, -1).transpose(1, 2)  # (n, G, L, C_in/G·K)
-    d = d.reshape(n, b, g, c_out // g, length).transpose(1, 2)  # (n, G, B, C_out/G, L)
-    prod = torch.matmul(d.reshape(n, g, -1, length), u)  # (n, G, B·C_out/G, C_in/G·K)
-    return prod.reshape(n, g, b, -1).transpose(1, 2).reshape(n, b, -1)
+        # (n, C_in·K, L) @ (n, L, B·C_out): the patches on the left read fastest as unfolded
+        prod = torch.bmm(u, d.reshape(n, b * c_out, length).transpose(1, 2))
+        return prod.reshape(n, -1, b, c_out).permute(0, 2, 3, 1)  # (n, B, C_out, C_in·K)
+    u = u.reshape(n, g, -1, length)  # (n, G, C_in/G·K, L)
+    d = d.reshape(n, b, g, c_out // g, length).permute(0, 2, 4, 1, 3).reshape(n, g, length, -1)
+    prod = torch.matmul(u, d)  # (n, G, C_in/G·K, B·C_out/G)
+    prod = prod.reshape(n, g, -1, b, c_out // g).permute(0, 3, 1, 4, 2)  # (n, B, G, C_out/G, C_in/G·K)
+    return prod.reshape(n, b, c_out, -1)
 
 
 def _batch_norm(x_hat: torch.Tensor, delta: torch.Tensor, name: str) -> torch.Tensor:
@@ -127,7 +130,7 @@ def _batch_norm(x_hat: torch.Tensor, delta: torch.Tensor, name: str) -> torch.Te
 
 
 def layer_grads(module: nn.Module, operand: torch.Tensor, delta: torch.Tensor, name: str) -> torch.Tensor:
-    """Per-sample gradients ``(n, B, numel)`` of ``module``'s parameter ``name`` (weight or
+    """Per-sample gradients ``(n, B, ...)`` of ``module``'s parameter ``name`` (weight or
     bias) for one call; ``operand`` is :func:`prepare`'s for the call, ``delta`` ``(n, B, *out)``.
     """
     if isinstance(module, nn.Linear):

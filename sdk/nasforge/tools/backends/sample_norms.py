@@ -79,12 +79,15 @@ class SampleNorms:
 
 @attrs.frozen(eq=False)
 class _Call:
-    """One call of a tapped module: its input and output, and the output's version."""
+    """One call of a tapped module: its input and output, and the output's version; for a
+    per-sample BatchNorm, its affine parameters as the call used them, repeated per sample
+    (their gradient is each sample's own: the BatchNorm backward sums δ·x̂ and δ anyway)."""
 
     module: nn.Module
     inp: torch.Tensor
     out: torch.Tensor
     version: int
+    affine: dict[str, torch.Tensor] | None = None
 
 
 class _NotSeparable(Exception):
@@ -92,11 +95,13 @@ class _NotSeparable(Exception):
 
 
 @contextmanager
-def _per_sample_batch_norm(model: nn.Module) -> Iterator[None]:
-    """Every BatchNorm that normalises by batch statistics normalises each sample by its own.
+def _per_sample_batch_norm(model: nn.Module, calls: list[_Call], record: set[nn.Module]) -> Iterator[None]:
+    """Every BatchNorm that normalises by batch statistics normalises each sample by its own;
+    the calls of those in ``record`` are appended to ``calls``.
 
     A sample forwarded alone through a train-mode BatchNorm is normalised over its own
-    positions, per channel; an instance norm with the BatchNorm's affine is that, batched.
+    positions, per channel: the batch viewed as one sample of n·C channels, each sample's
+    affine repeated (what ``F.instance_norm`` computes, with the repeated affine kept).
     """
     patched = []
     for m in model.modules():
@@ -108,7 +113,15 @@ def _per_sample_batch_norm(model: nn.Module) -> Iterator[None]:
                         "a sample alone in train-mode BatchNorm has one value per channel "
                         f"(input {tuple(x.shape)})"
                     )
-                return F.instance_norm(x, weight=m.weight, bias=m.bias, eps=m.eps)
+                n, c = x.shape[:2]
+                affine = {k: t.repeat(n) for k in ("weight", "bias") if (t := getattr(m, k)) is not None}
+                folded = x.contiguous().view(1, n * c, *x.shape[2:])
+                y = F.batch_norm(
+                    folded, None, None, affine.get("weight"), affine.get("bias"), True, 0.0, m.eps
+                ).view_as(x)
+                if m in record:
+                    calls.append(_Call(m, x, y, y._version, affine))
+                return y
 
             patched.append((m, m.__dict__.get("forward")))
             m.forward = forward  # type: ignore[method-assign]
@@ -189,17 +202,17 @@ class _Accumulator:
         self.sums = self.sums.to(like.device)
 
     def add(self, name: str, g: torch.Tensor, first: int) -> None:
-        """``g``: ``(n, B, numel)`` gradients of parameter ``name`` for columns first.. ."""
+        """``g``: ``(n, B, ...)`` gradients of parameter ``name`` for columns first.. ."""
         b = g.shape[1]
-        norm = torch.linalg.vector_norm(g, dim=-1)
+        norm = torch.linalg.vector_norm(g, dim=tuple(range(2, g.dim())))
         self.rows[:, first : first + b].addcmul_(norm, norm)
         wanted = [j for j in range(b) if self.totals[self.spec_of[first + j]]]
         if not wanted:
             return
         start = self.offsets[name]
-        summed = g.sum(0).to(torch.float64)  # (B, numel)
+        summed = g.sum(0).reshape(b, -1).to(torch.float64)  # (B, numel)
         for j in wanted:
-            self.sums[self.spec_of[first + j], start : start + g.shape[-1]] += summed[j]
+            self.sums[self.spec_of[first + j], start : start + summed.shape[-1]] += summed[j]
 
     def merge(self, other: _Accumulator) -> _Accumulator:
         self.rows = torch.cat([self.rows, other.rows])
@@ -260,28 +273,53 @@ def _layer_rows(
     for c in calls:
         by_module.setdefault(c.module, []).append(c)
     operands: dict[int, torch.Tensor | Params] = {}
-    outs = [c.out for c in calls]
+    # what each call is differentiated at: its output, or its per-sample affine parameters
+    keys = [
+        (id(c), k)
+        for c in calls
+        for k in ([None] if c.affine is None else [k for k in c.affine if c.affine[k].requires_grad])
+    ]
+    by_id = {id(c): c for c in calls}
+    targets = [by_id[i].out if k is None else by_id[i].affine[k] for i, k in keys]  # type: ignore[index]
     step = _COTANGENTS_PER_BACKWARD
     for j in range(0, cot.shape[0], step):
         block = cot[j : j + step]
-        if block.shape[0] > 1:
+        b = block.shape[0]
+        if b > 1:
             found = torch.autograd.grad(
-                logits, outs, grad_outputs=block, retain_graph=True, allow_unused=True, is_grads_batched=True
+                logits,
+                targets,
+                grad_outputs=block,
+                retain_graph=True,
+                allow_unused=True,
+                is_grads_batched=True,
             )
-            deltas = {
-                id(c): None if d is None else d.transpose(0, 1) for c, d in zip(calls, found, strict=True)
-            }
         else:
             found = torch.autograd.grad(
-                logits, outs, grad_outputs=block[0], retain_graph=True, allow_unused=True
+                logits, targets, grad_outputs=block[0], retain_graph=True, allow_unused=True
             )
-            deltas = {id(c): None if d is None else d.unsqueeze(1) for c, d in zip(calls, found, strict=True)}
+            found = tuple(None if d is None else d.unsqueeze(0) for d in found)
+        deltas: dict[tuple[int, str | None], torch.Tensor | None] = {}
+        for (i, k), d in zip(keys, found, strict=True):
+            if d is not None:
+                # (B, n, *out) -> (n, B, *out); a repeated affine's (B, n·C) -> (n, B, C)
+                d = (
+                    d.transpose(0, 1)
+                    if k is None
+                    else d.reshape(b, by_id[i].inp.shape[0], -1).transpose(0, 1)
+                )
+            deltas[(i, k)] = d
         del found
         for name, hs in holders.items():
             g = None
             for module, local in hs:
                 for c in by_module.get(module, []):
-                    d = deltas[id(c)]
+                    if c.affine is not None:  # a per-sample BatchNorm: its own gradient, per sample
+                        part = deltas.get((id(c), local))
+                        if part is not None:
+                            g = part if g is None else g + part
+                        continue
+                    d = deltas[(id(c), None)]
                     if d is None:
                         continue
                     if has_identity(module):
@@ -310,10 +348,12 @@ def _separable_chunk(
     """Norms and sums of one chunk of samples under a separable BatchNorm mode; ``alone``
     (the first sample forwarded by itself), when given, is checked against the batch."""
     modules = list(dict.fromkeys(m for hs in holders.values() for m, _ in hs))
+    # BatchNorms normalising by batch statistics record their own calls (per-sample affine)
+    own = {m for m in modules if isinstance(m, _BatchNorm) and m.running_mean is None}
     with (
-        _per_sample_batch_norm(model),
+        _taps([m for m in modules if m not in own]) as calls,
+        _per_sample_batch_norm(model, calls, own),
         convolution_pool_backward(model),
-        _taps(modules) as calls,
         torch.enable_grad(),
     ):
         logits = model(x)
