@@ -10,6 +10,8 @@ import attrs
 import torch
 from torch import nn
 
+from nasforge.kernel.run_context import ContextBuilt
+
 Batch = tuple[torch.Tensor, torch.Tensor]
 
 
@@ -59,8 +61,14 @@ class MetricContext:
     loss: str = attrs.field(default="cross_entropy", validator=attrs.validators.in_(("cross_entropy", "mse")))
 
 
-class Metric(abc.ABC):
-    """Score an untrained network; the model is the caller's and may be modified."""
+class Metric(ContextBuilt, abc.ABC):
+    """Score an untrained network; the model is the caller's and may be modified.
+
+    A scorer builds it as ``cls.from_context(context)`` (:mod:`nasforge.kernel.run_context`):
+    ``cls()`` plus the run-context fields it declares in ``context_fields`` (a metric made
+    of other metrics declares ``registry``). Its ``name`` is ``info.name``; the registry
+    refuses a metric whose two names differ.
+    """
 
     info: ClassVar[MetricInfo]
     #: Set from ``info.name`` for every subclass, so registries can read it off the class.

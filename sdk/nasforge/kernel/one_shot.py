@@ -25,6 +25,7 @@ from nasforge.kernel.option_types import OptionError, config_from_options
 from nasforge.kernel.outcome import SearchOutcome
 from nasforge.kernel.registry import Registry, get_registry
 from nasforge.kernel.result import Trial
+from nasforge.kernel.run_context import ContextBuilt
 from nasforge.kernel.search_space import SearchSpace
 
 _Config = TypeVar("_Config")
@@ -39,13 +40,16 @@ PROGRESS_COLUMNS = (
 )
 
 
-class OneShotStrategy(abc.ABC):
+class OneShotStrategy(ContextBuilt, abc.ABC):
     """Weight-sharing and gradient-based methods (DARTS, PR-DARTS, NASI, NESBS).
 
     The contract the CLI, the journal and the conformance kit rely on:
 
-    - constructed as ``cls(seed=..., progress=..., **options)`` with JSON-valued options (a
-      run also hands over its ``registry``, and may set ``console`` for the bar);
+    - built by a run as ``cls.from_context(context, **options)``
+      (:mod:`nasforge.kernel.run_context`), that is ``cls(seed=..., progress=...,
+      registry=..., device=..., **options)`` with JSON-valued options (``device`` only
+      where the run names one: it is an option of the method's settings); a run may set
+      ``console`` for the bar;
     - ``fit(space, data, *, on_trial=None, **options)`` takes a
       :class:`~nasforge.kernel.datasets.TensorData`, calls ``on_trial(trial)`` once per epoch (or
       per step of its own choosing) with a :class:`~nasforge.kernel.result.Trial` whose genotype
@@ -56,6 +60,7 @@ class OneShotStrategy(abc.ABC):
 
     name: ClassVar[str]
     requires: ClassVar[frozenset[str]] = frozenset()
+    context_fields: ClassVar[frozenset[str]] = frozenset({"seed", "progress", "registry", "device"})
 
     def __init__(
         self,
