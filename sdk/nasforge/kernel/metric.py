@@ -71,13 +71,14 @@ class Metric(ContextBuilt, abc.ABC):
     """
 
     info: ClassVar[MetricInfo]
-    #: Set from ``info.name`` for every subclass, so registries can read it off the class.
+    #: Set from ``info.name`` for every subclass, so registries can read it off the class;
+    #: a subclass that sets another keeps it, and the registry refuses the pair.
     name: ClassVar[str]
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
         info = cls.__dict__.get("info")
-        if isinstance(info, MetricInfo):
+        if isinstance(info, MetricInfo) and "name" not in cls.__dict__:
             cls.name = info.name
 
     @abc.abstractmethod

@@ -46,10 +46,11 @@ class OneShotStrategy(ContextBuilt, abc.ABC):
     The contract the CLI, the journal and the conformance kit rely on:
 
     - built by a run as ``cls.from_context(context, **options)``
-      (:mod:`nasforge.kernel.run_context`), that is ``cls(seed=..., progress=...,
-      registry=..., device=..., **options)`` with JSON-valued options (``device`` only
-      where the run names one: it is an option of the method's settings); a run may set
-      ``console`` for the bar;
+      (:mod:`nasforge.kernel.run_context`), that is ``cls(seed=..., **options)`` with
+      JSON-valued options, plus the context fields it declares: ``progress``, ``registry``
+      and ``device`` (``--device``, an option of its settings) are the usual ones
+      (``context_fields = OneShotStrategy.context_fields | {"progress", "registry",
+      "device"}``); a run may set ``console`` for the bar;
     - ``fit(space, data, *, on_trial=None, **options)`` takes a
       :class:`~nasforge.kernel.datasets.TensorData`, calls ``on_trial(trial)`` once per epoch (or
       per step of its own choosing) with a :class:`~nasforge.kernel.result.Trial` whose genotype
@@ -60,7 +61,7 @@ class OneShotStrategy(ContextBuilt, abc.ABC):
 
     name: ClassVar[str]
     requires: ClassVar[frozenset[str]] = frozenset()
-    context_fields: ClassVar[frozenset[str]] = frozenset({"seed", "progress", "registry", "device"})
+    context_fields: ClassVar[frozenset[str]] = frozenset({"seed"})
 
     def __init__(
         self,

@@ -163,6 +163,9 @@ KIND_CALLS: dict[str, tuple[int, frozenset[str], frozenset[str]]] = {
 }
 
 
+_KIND_WORDS = {"space": "search space"}
+
+
 def declared_fields(component: Any) -> frozenset[str]:
     """The context fields ``component`` (a class or instance) declares; none if it does not."""
     fields = getattr(component, "context_fields", frozenset())
@@ -214,6 +217,17 @@ def _positional_room(target: Any) -> int | None:
     return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
 
 
+def _own_fields(cls: Any) -> frozenset[str]:
+    """The context fields ``cls`` declares beyond the kernel base's."""
+    for klass in inspect.getmro(cls) if isinstance(cls, type) else ():
+        if "context_fields" in vars(klass):
+            if klass.__module__.startswith("nasforge.kernel."):
+                return frozenset()
+            base = next((b for b in klass.__mro__[1:] if "context_fields" in vars(b)), None)
+            return declared_fields(klass) - (declared_fields(base) if base is not None else frozenset())
+    return frozenset()
+
+
 def run_call(kind: str, cls: Any) -> tuple[int, frozenset[str], frozenset[str]]:
     """(positional arguments, keywords, context fields) the run passes ``cls``'s constructor
     through the default hook: the class's own declaration, else its kind's."""
@@ -233,7 +247,7 @@ def construction_mistake(kind: str, name: str, cls: Any) -> str | None:
     a declared field the context does not hold, a constructor that does not take a
     keyword the default ``from_context`` passes (``seed`` where it says ``sead``), or one
     with no room for the run's positional arguments."""
-    owner = f"{kind} '{name}'"
+    owner = f"{_KIND_WORDS.get(kind, kind)} '{name}'"
     raw = getattr(cls, "context_fields", frozenset())
     if isinstance(raw, str) or not isinstance(raw, Iterable) or not all(isinstance(f, str) for f in raw):
         return f"{owner}: context_fields must be a set of field names, got {raw!r}"
@@ -252,13 +266,18 @@ def construction_mistake(kind: str, name: str, cls: Any) -> str | None:
     if taken is None:
         return None
     names, takes_any = taken
+    own = _own_fields(cls)
     if not takes_any:
         for keyword in sorted(keywords | fields):
             if keyword not in names:
                 close = suggest(keyword, names)
-                hint = f" (did you mean '{close}'?)" if close else ""
-                what = "the run passes it" if keyword in keywords else "it declares that context field"
-                return f"{owner}: its constructor takes no '{keyword}'{hint}, and {what}"
+                hint = f"; did you mean '{close}'?" if close else ""
+                what = (
+                    "which its context_fields declare"
+                    if keyword in own
+                    else f"which the run passes every {_KIND_WORDS.get(kind, kind)}"
+                )
+                return f"{owner}: its constructor takes no '{keyword}', {what}{hint}"
     room = _positional_room(cls)
     if room is not None and room < positional:
         return f"{owner}: its constructor takes {room} positional argument(s); the run passes {positional}"

@@ -24,10 +24,10 @@ from nasforge.kernel.objectives import Constraint
 from nasforge.kernel.outcome import SearchOutcome
 from nasforge.kernel.registry import Registry, get_registry
 from nasforge.kernel.result import Objective
-from nasforge.kernel.run_context import declared_fields
 from nasforge.kernel.search_space import SearchSpace
 from nasforge.run import defaults
 from nasforge.run.budget import Budget
+from nasforge.run.construction import context_fields_of
 from nasforge.run.defaults import default_component
 from nasforge.run.executors import DEFAULT_RETRIES, ExecutorOptions, check_executor_options, executor_keywords
 from nasforge.run.experiment import Experiment
@@ -203,7 +203,7 @@ def _with_device(spec: ExperimentSpec, device: str | None, registry: Registry) -
     takers = [
         (kind, name, options)
         for kind, name, options in named
-        if "device" in declared_fields(registry.get(kind, name))
+        if "device" in context_fields_of(kind, registry.get(kind, name))
     ]
     if not takers:
         who = " and ".join(f"{kind} '{name}'" for kind, name, _ in named)

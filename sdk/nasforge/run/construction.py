@@ -19,8 +19,9 @@ import warnings
 from collections.abc import Mapping
 from typing import Any
 
-from nasforge.kernel.errors import NasforgeError, OptionError, first_line
-from nasforge.kernel.option_types import check_options
+from nasforge.kernel.errors import NasforgeError, OptionError
+from nasforge.kernel.one_shot import OneShotStrategy
+from nasforge.kernel.option_types import check_options, first_line
 from nasforge.kernel.run_context import (
     USER_MAY_SET,
     ContextError,
@@ -34,6 +35,10 @@ from nasforge.kernel.run_context import (
 #: The version that stops handing context fields to constructor parameters by name.
 LEGACY_REMOVED_IN = "0.3"
 
+#: Context fields a user option may set, by kind, beyond :data:`USER_MAY_SET`: an
+#: evaluator's ``seed`` (it may be seeded apart from the search, as it always could).
+KIND_MAY_SET: dict[str, frozenset[str]] = {"evaluator": frozenset({"seed"})}
+
 #: What a run handed each kind of component by constructor parameter name before the hook.
 LEGACY_FIELDS: dict[str, frozenset[str]] = {
     "search space": frozenset({"registry"}),
@@ -42,6 +47,9 @@ LEGACY_FIELDS: dict[str, frozenset[str]] = {
     "metric": frozenset({"registry"}),
     "executor": frozenset(),
 }
+#: What a run handed a one-shot strategy by constructor parameter name before the hook;
+#: ``device`` it handed every one-shot strategy, as an option of its settings.
+LEGACY_ONE_SHOT = frozenset({"registry", "build_options", "progress"})
 _KIND_KEYS = {"search space": "space"}
 
 
@@ -61,14 +69,15 @@ def build_component(
     component of the kind (a strategy's ``objective``, an evaluator's ``dataset``);
     ``options`` are the user's. An option naming a context field the component is built
     with is refused (the run supplies it), except those of
-    :data:`~nasforge.kernel.run_context.USER_MAY_SET`, where the option wins. ``plugin``
+    :data:`~nasforge.kernel.run_context.USER_MAY_SET` (and :data:`KIND_MAY_SET`), where the
+    option wins. ``plugin``
     (the registering plugin's name) is named where construction fails.
     """
     name = getattr(cls, "name", getattr(cls, "__name__", repr(cls)))
     owner = f"{kind} '{name}'"
     options = dict(options)
     legacy = legacy_arguments(kind, cls, context, options, fixed)
-    from_run = (declared_fields(cls) | set(legacy)) - USER_MAY_SET
+    from_run = (declared_fields(cls) | set(legacy)) - USER_MAY_SET - KIND_MAY_SET.get(kind, frozenset())
     supplied = sorted(from_run & set(options))
     if supplied:
         raise OptionError(f"{owner}: option '{supplied[0]}' is supplied by the run, not by an option")
@@ -105,13 +114,23 @@ def user_options(kind: str, cls: Any, fixed: Mapping[str, Any] = {}) -> list[str
         return None
     names, _ = taken
     legacy = _legacy_names(kind, cls)
-    run_only = (keywords | fields | legacy | set(fixed)) - USER_MAY_SET
+    run_only = (keywords | fields | legacy | set(fixed)) - USER_MAY_SET - KIND_MAY_SET.get(kind, frozenset())
     return [n for n in names if n not in run_only and n not in fixed]
 
 
+def context_fields_of(kind: str, cls: Any) -> frozenset[str]:
+    """The context fields a run gives ``cls``: those it declares, or, written before the
+    hook, those the run's adapter hands it (:func:`legacy_arguments`)."""
+    return declared_fields(cls) | _legacy_names(kind, cls)
+
+
+def _one_shot(cls: Any) -> bool:
+    return isinstance(cls, type) and issubclass(cls, OneShotStrategy)
+
+
 def _legacy_names(kind: str, cls: Any) -> set[str]:
-    """The constructor parameters of a component written before the hook that name a field
-    the run handed over by name (none for one that declares the hook)."""
+    """The context fields a component written before the hook was handed: constructor
+    parameters named like them (none for one that declares the hook)."""
     if declares_hook(cls) or not isinstance(cls, type):
         return set()
     try:
@@ -120,8 +139,9 @@ def _legacy_names(kind: str, cls: Any) -> set[str]:
         return set()
     keyword = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
     _, _, fields = run_call(_KIND_KEYS.get(kind, kind), cls)
-    wanted = LEGACY_FIELDS.get(kind, frozenset()) - fields
-    return {n for n, p in params.items() if n in wanted and p.kind in keyword}
+    wanted = (LEGACY_ONE_SHOT if _one_shot(cls) else LEGACY_FIELDS.get(kind, frozenset())) - fields
+    found = {n for n, p in params.items() if n in wanted and p.kind in keyword}
+    return found | ({"device"} - fields if _one_shot(cls) else set())
 
 
 def legacy_arguments(
@@ -137,7 +157,14 @@ def legacy_arguments(
         return {}
     owner = f"{kind} '{getattr(cls, 'name', cls.__name__)}'"
     code = getattr(cls.__init__, "__code__", None)
+    given = {
+        n: getattr(context, n)
+        for n in sorted(names)
+        if context.holds(n) and n not in options and n not in fixed
+    }
     for name in sorted(names):
+        if name == "device" and name not in given:
+            continue  # not a parameter it names: said only when it is handed one
         warnings.warn_explicit(
             f"{owner} takes '{name}' from the run by its constructor parameter's name, which stops in "
             f"nasforge {LEGACY_REMOVED_IN}: declare it, context_fields = {cls.__name__}.context_fields | "
@@ -147,11 +174,16 @@ def legacy_arguments(
             lineno=code.co_firstlineno if code is not None else 0,
             module=cls.__module__,
         )
-    return {
-        n: getattr(context, n)
-        for n in sorted(names)
-        if context.holds(n) and n not in options and n not in fixed
-    }
+    return given
 
 
-__all__ = ["LEGACY_FIELDS", "LEGACY_REMOVED_IN", "build_component", "legacy_arguments", "user_options"]
+__all__ = [
+    "KIND_MAY_SET",
+    "LEGACY_FIELDS",
+    "LEGACY_ONE_SHOT",
+    "LEGACY_REMOVED_IN",
+    "build_component",
+    "context_fields_of",
+    "legacy_arguments",
+    "user_options",
+]

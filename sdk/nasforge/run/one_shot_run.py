@@ -30,9 +30,8 @@ from nasforge.kernel.outcome import SearchOutcome
 from nasforge.kernel.progress_log import ProgressLog, bar_is_live
 from nasforge.kernel.registry import Registry, get_registry
 from nasforge.kernel.result import Result, Trial
-from nasforge.kernel.run_context import declared_fields
 from nasforge.kernel.search_space import SearchSpace
-from nasforge.run.construction import build_component
+from nasforge.run.construction import build_component, context_fields_of
 from nasforge.run.ensembles import evaluate_members
 from nasforge.run.environment import describe_environment
 from nasforge.run.journal import JournalReader, JournalWriter, is_unstarted, journal_path
@@ -110,7 +109,7 @@ def run_one_shot(
         evaluator = spec.build_evaluator(registry, space, data=shared)
         evaluator.preflight()
     strategy_options = dict(spec.strategy_options)
-    has_bar = "progress" in declared_fields(cls)
+    has_bar = "progress" in context_fields_of("strategy", cls)
     context = spec.context(registry, data=data, progress=progress)
     strategy = build_component(
         "strategy", cls, context, strategy_options, plugin=registry.origin("strategy", spec.strategy)
