@@ -21,7 +21,7 @@ from nasforge.kernel.option_types import (
     one_of,
     typed,
 )
-from nasforge.kernel.run_context import ContextBuilt, ContextError, RunContext
+from nasforge.kernel.run_context import ContextError, RunContext
 from nasforge.run.construction import build_component
 from nasforge.run.spec import ExperimentSpec
 from nasforge.tools.cli.error_lines import MAX_CHARS, one_line
@@ -97,7 +97,7 @@ def test_call_options_by_name_and_type() -> None:
 
 
 def test_build_component_names_the_component_for_errors_the_constructor_raises() -> None:
-    class Thing(ContextBuilt):
+    class Thing:
         name = "thing"
 
         def __init__(self, *, size: int = 1) -> None:
@@ -107,7 +107,7 @@ def test_build_component_names_the_component_for_errors_the_constructor_raises()
     with pytest.raises(OptionError, match=r"^widget 'thing': size too large$"):
         build_component("widget", Thing, RunContext(), {"size": 11})
 
-    class Buggy(ContextBuilt):
+    class Buggy:
         name = "buggy"
 
         def __init__(self) -> None:
@@ -119,7 +119,7 @@ def test_build_component_names_the_component_for_errors_the_constructor_raises()
 
 
 def test_the_run_supplies_declared_data_and_registry_but_a_component_may_own_a_data_option() -> None:
-    class Declares(ContextBuilt):
+    class Declares:
         name = "declares"
         context_fields = frozenset({"data", "registry"})
 
@@ -131,7 +131,7 @@ def test_the_run_supplies_declared_data_and_registry_but_a_component_may_own_a_d
     built = build_component("widget", Declares, RunContext(data="loaded", registry="reg"), {})  # type: ignore[arg-type]
     assert (built.data, built.registry) == ("loaded", "reg")
 
-    class Owns(ContextBuilt):  # HNAS: its pool's dataset is a flat option named data
+    class Owns:  # HNAS: its pool's dataset is a flat option named data
         name = "owns"
 
         def __init__(self, **options: Any) -> None:

@@ -9,7 +9,6 @@ from typing import Any, ClassVar
 from nasforge.kernel.errors import CapabilityError
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.result import Objective, Result
-from nasforge.kernel.run_context import ContextBuilt
 from nasforge.kernel.search_space import SearchSpace
 
 #: Where an evaluator that can (``per_example``) puts, when asked, each validation
@@ -19,16 +18,15 @@ from nasforge.kernel.search_space import SearchSpace
 PREDICTIONS_KEY = "valid_probabilities"
 
 
-class Evaluator(ContextBuilt, abc.ABC):
+class Evaluator(abc.ABC):
     """Trains, looks up, scores or otherwise measures architectures.
 
     Subclasses set ``name`` and ``objective``; ``simulated`` says whether ``Result.cost``
     is a simulated clock (tabular benchmarks) rather than wall time.
-    A run builds it as ``cls.from_context(context, space, dataset=..., **options)``
-    (:mod:`nasforge.kernel.run_context`): ``cls(space, dataset=..., **options)`` plus the
-    run-context fields it declares in ``context_fields``: ``seed`` (so ``--seed`` reaches
-    it), ``device`` (``--device``), ``registry``, ``build_options`` and, for an evaluator
-    that ``trains``, the loaded training ``data`` (a
+    A run builds it as ``cls(space, dataset=..., **options)`` plus the run-context fields
+    it declares in ``context_fields`` (:mod:`nasforge.kernel.run_context`): ``seed`` (so
+    ``--seed`` reaches it), ``device`` (``--device``), ``registry``, ``build_options`` and,
+    for an evaluator that ``trains``, the loaded training ``data`` (a
     :class:`~nasforge.kernel.datasets.TensorData`).
 
     ``dataset`` means one of two things, which the class declares with ``trains``: the
@@ -65,7 +63,8 @@ class Evaluator(ContextBuilt, abc.ABC):
     #: Whether it can return per-example predictions (:data:`PREDICTIONS_KEY`) when asked
     #: (short-train's ``predictions`` option); off by default, so journals stay small.
     per_example: ClassVar[bool] = False
-    built_with: ClassVar[tuple[int, frozenset[str]]] = (1, frozenset({"dataset"}))
+    #: The run-context fields it is built with (:mod:`nasforge.kernel.run_context`).
+    context_fields: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, space: SearchSpace, *, dataset: str | None = None) -> None:
         self._check_declared(space)

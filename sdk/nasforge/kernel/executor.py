@@ -23,7 +23,7 @@ import collections
 import itertools
 import time
 from collections.abc import Sequence
-from typing import Any, ClassVar, Self
+from typing import ClassVar
 
 import attrs
 
@@ -31,7 +31,6 @@ from nasforge.kernel.evaluator import Evaluator
 from nasforge.kernel.fidelity import Proposal
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.result import Result
-from nasforge.kernel.run_context import ContextBuilt, RunContext
 
 #: How many times a trial whose worker died is run again before it counts as failed.
 DEFAULT_RETRIES = 2
@@ -83,13 +82,13 @@ def worker_died(error: str, runs: int) -> Result:
     )
 
 
-class Executor(ContextBuilt, abc.ABC):
+class Executor(abc.ABC):
     """Evaluates genotypes: a batch with ``map``, or one by one with ``submit``.
 
-    A run builds it with :meth:`from_context`, as ``cls(workers=N, **options)``: ``retries``
-    where it reruns trials whose worker died, and its own keyword options (a cluster's address, each trial's
-    resources), which reach it from ``--executor-option KEY=VALUE`` and from the flags it
-    declares in :attr:`flags`.
+    A run builds it as ``cls(workers=N, **options)`` (N: its run context's
+    ``parallelism.workers``): ``retries`` where it reruns trials whose worker died, and
+    its own keyword options (a cluster's address, each trial's resources), which reach it
+    from ``--executor-option KEY=VALUE`` and from the flags it declares in :attr:`flags`.
     """
 
     name: ClassVar[str]
@@ -99,15 +98,7 @@ class Executor(ContextBuilt, abc.ABC):
     #: executor, when the run uses another.
     flags: ClassVar[dict[str, str]] = {}
     workers: int = 1
-    built_with: ClassVar[tuple[int, frozenset[str]]] = (0, frozenset({"workers"}))
-
-    @classmethod
-    def from_context(cls, context: RunContext, *args: Any, **options: Any) -> Self:
-        """Built for the run's workers (``context.parallelism.workers``) with ``options``
-        (its own, and ``retries``), plus the context fields it declares."""
-        return cls(
-            *args, workers=context.parallelism.workers, **context.arguments_for(cls, options), **options
-        )
+    context_fields: ClassVar[frozenset[str]] = frozenset()
 
     @abc.abstractmethod
     def map(self, evaluator: Evaluator, genotypes: Sequence[Genotype | Proposal]) -> list[Result]:

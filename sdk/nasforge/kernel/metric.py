@@ -10,8 +10,6 @@ import attrs
 import torch
 from torch import nn
 
-from nasforge.kernel.run_context import ContextBuilt
-
 Batch = tuple[torch.Tensor, torch.Tensor]
 
 
@@ -61,19 +59,20 @@ class MetricContext:
     loss: str = attrs.field(default="cross_entropy", validator=attrs.validators.in_(("cross_entropy", "mse")))
 
 
-class Metric(ContextBuilt, abc.ABC):
+class Metric(abc.ABC):
     """Score an untrained network; the model is the caller's and may be modified.
 
-    A scorer builds it as ``cls.from_context(context)`` (:mod:`nasforge.kernel.run_context`):
-    ``cls()`` plus the run-context fields it declares in ``context_fields`` (a metric made
-    of other metrics declares ``registry``). Its ``name`` is ``info.name``; the registry
-    refuses a metric whose two names differ.
+    A scorer builds it as ``cls()`` plus the run-context fields it declares in
+    ``context_fields`` (:mod:`nasforge.kernel.run_context`; a metric made of other metrics
+    declares ``registry``). Its ``name`` is ``info.name``; the registry refuses a metric
+    whose two names differ.
     """
 
     info: ClassVar[MetricInfo]
     #: Set from ``info.name`` for every subclass, so registries can read it off the class;
     #: a subclass that sets another keeps it, and the registry refuses the pair.
     name: ClassVar[str]
+    context_fields: ClassVar[frozenset[str]] = frozenset()
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)

@@ -25,7 +25,6 @@ from nasforge.kernel.option_types import OptionError, config_from_options
 from nasforge.kernel.outcome import SearchOutcome
 from nasforge.kernel.registry import Registry, get_registry
 from nasforge.kernel.result import Trial
-from nasforge.kernel.run_context import ContextBuilt
 from nasforge.kernel.search_space import SearchSpace
 
 _Config = TypeVar("_Config")
@@ -40,14 +39,13 @@ PROGRESS_COLUMNS = (
 )
 
 
-class OneShotStrategy(ContextBuilt, abc.ABC):
+class OneShotStrategy(abc.ABC):
     """Weight-sharing and gradient-based methods (DARTS, PR-DARTS, NASI, NESBS).
 
     The contract the CLI, the journal and the conformance kit rely on:
 
-    - built by a run as ``cls.from_context(context, **options)``
-      (:mod:`nasforge.kernel.run_context`), that is ``cls(seed=..., **options)`` with
-      JSON-valued options, plus the context fields it declares: ``progress``, ``registry``
+    - built by a run as ``cls(seed=..., **options)`` with JSON-valued options, plus the
+      run-context fields it declares (:mod:`nasforge.kernel.run_context`): ``progress``, ``registry``
       and ``device`` (``--device``, an option of its settings) are the usual ones
       (``context_fields = OneShotStrategy.context_fields | {"progress", "registry",
       "device"}``); a run may set ``console`` for the bar;

@@ -28,8 +28,8 @@ import attrs
 import pluggy
 
 from nasforge.kernel import hookspecs
+from nasforge.kernel.context_fields import construction_mistake
 from nasforge.kernel.errors import UnknownNameError, first_line
-from nasforge.kernel.run_context import construction_mistake
 
 ENTRY_POINT_GROUP = "nasforge"
 #: The distribution whose entry points are first-party (registered before third parties').

@@ -18,7 +18,6 @@ from torch import nn
 
 from nasforge.kernel.errors import CapabilityError, InvalidGenotypeError
 from nasforge.kernel.genotype import Genotype
-from nasforge.kernel.run_context import ContextBuilt
 
 if TYPE_CHECKING:
     from nasforge.kernel.decisions import Decision
@@ -44,13 +43,8 @@ class NetworkFactory(Protocol):
         ...
 
 
-class SearchSpace(ContextBuilt, abc.ABC):
-    """A set of architectures plus the operations search strategies need on it.
-
-    A run builds it as ``cls.from_context(context, **options)``
-    (:mod:`nasforge.kernel.run_context`): ``cls(**options)`` plus the run-context fields
-    it declares in ``context_fields`` (none by default).
-    """
+class SearchSpace(abc.ABC):
+    """A set of architectures plus the operations search strategies need on it."""
 
     name: ClassVar[str]
     version: ClassVar[str] = "1"

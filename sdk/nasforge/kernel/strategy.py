@@ -14,18 +14,15 @@ from nasforge.kernel.fidelity import Proposal
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.objectives import SearchGoal, as_goal
 from nasforge.kernel.result import Objective, Result
-from nasforge.kernel.run_context import ContextBuilt
 from nasforge.kernel.search_space import SAMPLE, SearchSpace
 
 
-class Strategy(ContextBuilt, abc.ABC):
+class Strategy(abc.ABC):
     """An ask/tell search strategy over one space.
 
-    A run builds it as ``cls.from_context(context, space, objective=goal, **options)``
-    (:mod:`nasforge.kernel.run_context`): ``cls(space, objective=..., seed=..., **options)``
-    plus any other run-context field it declares in ``context_fields`` (``registry``,
-    ``data``, ``parallelism``, ``max_fidelity``, ``build_options``, ``device``); options
-    are plain JSON values so the journal can record and a resume can rebuild them. There is no
+    A run builds it as ``cls(space, objective=..., seed=..., **options)`` plus the run
+    context's fields it declares (:mod:`nasforge.kernel.run_context`); options are plain
+    JSON values so the journal can record and a resume can rebuild them. There is no
     ``state_dict``: resume is replay, so ``ask`` must depend only on the seed, the options
     and the results told so far (the conformance kit checks it). Keeping state that way
     is the whole contract; a second, serialised copy of it could only drift from it.
@@ -44,7 +41,6 @@ class Strategy(ContextBuilt, abc.ABC):
     #: Whether the strategy searches several objectives at once (a Pareto front).
     multi_objective: ClassVar[bool] = False
     context_fields: ClassVar[frozenset[str]] = frozenset({"seed"})
-    built_with: ClassVar[tuple[int, frozenset[str]]] = (1, frozenset({"objective"}))
 
     def __init__(self, space: SearchSpace, *, objective: Objective, seed: int = 0) -> None:
         space.require(self.requires, by=f"strategy '{self.name}'")
@@ -66,9 +62,8 @@ class Strategy(ContextBuilt, abc.ABC):
 
         A multi-fidelity strategy returns a :class:`~nasforge.kernel.fidelity.Proposal` (the
         genotype and a budget, e.g. epochs, below the evaluator's full one); it is then
-        told the result with that same proposal. A strategy that declares the context
-        field ``max_fidelity`` receives the evaluator's full budget from the run, unless
-        the user sets it.
+        told the result with that same proposal. The context field ``max_fidelity``
+        gives the evaluator's full budget, unless the user sets it.
         """
 
     @abc.abstractmethod

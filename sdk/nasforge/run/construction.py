@@ -1,13 +1,14 @@
 """The one place a run builds a plugin component: through its hook, from the run context.
 
 :func:`build_component` checks the user's options against the component (one line naming
-the option, never a traceback from inside a plugin), then calls the component's
-:meth:`~nasforge.kernel.run_context.ContextBuilt.from_context` with the run's
-:class:`~nasforge.kernel.run_context.RunContext`. What the constructor itself then
-refuses is one line naming the component and the plugin it came from.
+the option, never a traceback from inside a plugin), then builds it from the run's
+:class:`~nasforge.kernel.run_context.RunContext` through its hook (the fields it declares
+in ``context_fields``, or its own ``from_context``:
+:func:`~nasforge.kernel.run_context.build_from_context`). What the constructor itself
+then refuses is one line naming the component and the plugin it came from.
 
 A component written before the hook existed (it neither declares ``context_fields`` nor
-overrides ``from_context``) was handed what its constructor's parameter names asked for;
+defines ``from_context``) was handed what its constructor's parameter names asked for;
 :func:`legacy_arguments` still does that, once per parameter with a
 :class:`DeprecationWarning` naming it, until nasforge 0.3.
 """
@@ -19,18 +20,17 @@ import warnings
 from collections.abc import Mapping
 from typing import Any
 
-from nasforge.kernel.errors import NasforgeError, OptionError
-from nasforge.kernel.one_shot import OneShotStrategy
-from nasforge.kernel.option_types import check_options, first_line
-from nasforge.kernel.run_context import (
+from nasforge.kernel.context_fields import (
     USER_MAY_SET,
-    ContextError,
-    RunContext,
     declared_fields,
     declares_hook,
     keyword_parameters,
     run_call,
 )
+from nasforge.kernel.errors import NasforgeError, OptionError
+from nasforge.kernel.one_shot import OneShotStrategy
+from nasforge.kernel.option_types import check_options, first_line
+from nasforge.kernel.run_context import ContextError, RunContext, build_from_context
 
 #: The version that stops handing context fields to constructor parameters by name.
 LEGACY_REMOVED_IN = "0.3"
@@ -50,7 +50,6 @@ LEGACY_FIELDS: dict[str, frozenset[str]] = {
 #: What a run handed a one-shot strategy by constructor parameter name before the hook;
 #: ``device`` it handed every one-shot strategy, as an option of its settings.
 LEGACY_ONE_SHOT = frozenset({"registry", "build_options", "progress"})
-_KIND_KEYS = {"search space": "space"}
 
 
 def build_component(
@@ -62,7 +61,9 @@ def build_component(
     plugin: str | None = None,
     **fixed: Any,
 ) -> Any:
-    """``cls`` built for a run: ``cls.from_context(context, *args, **fixed, **options)``.
+    """``cls`` built for a run through its hook
+    (:func:`~nasforge.kernel.run_context.build_from_context`), ``args``, ``fixed`` and
+    ``options`` passed on.
 
     ``kind`` names the component in messages (``strategy``, ``evaluator``, ``search
     space``, ``metric``, ``executor``); ``fixed`` are the keywords a run passes every
@@ -83,11 +84,7 @@ def build_component(
         raise OptionError(f"{owner}: option '{supplied[0]}' is supplied by the run, not by an option")
     check_options(owner, cls, options, accepted=user_options(kind, cls, fixed))
     try:
-        if hasattr(cls, "from_context"):
-            return cls.from_context(context, *args, **fixed, **legacy, **options)
-        _, _, fields = run_call(_KIND_KEYS.get(kind, kind), cls)
-        given = {f: getattr(context, f) for f in sorted(fields) if context.holds(f) and f not in options}
-        return cls(*args, **fixed, **given, **legacy, **options)
+        return build_from_context(kind, cls, context, *args, **fixed, **legacy, **options)
     except OptionError as exc:
         message = str(exc)
         raise OptionError(message if message.startswith(owner) else f"{owner}: {message}") from exc
@@ -108,7 +105,7 @@ def user_options(kind: str, cls: Any, fixed: Mapping[str, Any] = {}) -> list[str
     """The options a user may set for ``cls``: its constructor's keywords, less what the run
     passes (``fixed``, its kind's keywords, the context fields it is built with, except
     those a user may set); None when its signature cannot be read (any option then)."""
-    positional, keywords, fields = run_call(_KIND_KEYS.get(kind, kind), cls)
+    positional, keywords, fields = run_call(kind, cls)
     taken = keyword_parameters(cls, skip=positional)
     if taken is None:
         return None
@@ -138,7 +135,7 @@ def _legacy_names(kind: str, cls: Any) -> set[str]:
     except (TypeError, ValueError):
         return set()
     keyword = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
-    _, _, fields = run_call(_KIND_KEYS.get(kind, kind), cls)
+    _, _, fields = run_call(kind, cls)
     wanted = (LEGACY_ONE_SHOT if _one_shot(cls) else LEGACY_FIELDS.get(kind, frozenset())) - fields
     found = {n for n, p in params.items() if n in wanted and p.kind in keyword}
     return found | ({"device"} - fields if _one_shot(cls) else set())

@@ -23,6 +23,7 @@ from typing import Any
 
 import attrs
 
+from nasforge.kernel.context_fields import keyword_parameters
 from nasforge.kernel.errors import NasforgeError, OptionError
 from nasforge.kernel.evaluator import Evaluator
 from nasforge.kernel.executor import (
@@ -41,7 +42,7 @@ from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.option_types import check_options
 from nasforge.kernel.parallelism import Parallelism
 from nasforge.kernel.result import Result
-from nasforge.kernel.run_context import RunContext, keyword_parameters
+from nasforge.kernel.run_context import RunContext
 from nasforge.run.construction import build_component
 
 

@@ -31,9 +31,10 @@ class EvaluatorConformance:
         json.dumps(evaluator.describe())
 
     def test_builds_from_a_run_context(self, evaluator: Evaluator) -> None:
-        """A run builds its evaluator through ``from_context`` (``cls.from_context(context,
-        space, dataset=..., **options)``): each context field it declares is one a run
-        context holds, and its constructor takes what is passed."""
+        """A run builds its evaluator through its hook (``cls(space, dataset=...,
+        **options)`` plus the context fields it declares, or its own ``from_context``):
+        each field it declares is one a run context holds, and its constructor takes what
+        is passed."""
         require_buildable("evaluator", type(evaluator))
 
     def test_evaluate(self, evaluator: Evaluator) -> None:

@@ -49,9 +49,9 @@ class MetricConformance:
         )
 
     def test_builds_from_a_run_context(self, metric: Metric) -> None:
-        """A scorer builds a metric through ``from_context`` (``cls.from_context(context)``):
-        each context field it declares is one a run context holds, and its constructor
-        takes what is passed."""
+        """A scorer builds a metric through its hook (``cls()`` plus the context fields it
+        declares, or its own ``from_context``): each field it declares is one a run
+        context holds, and its constructor takes what is passed."""
         require_buildable("metric", type(metric))
 
     def test_score_is_float_and_deterministic(self, metric: Metric, model_factory, batch) -> None:

@@ -16,7 +16,7 @@ from nasforge.kernel.outcome import SearchOutcome
 from nasforge.kernel.result import Trial
 from nasforge.kernel.run_context import RunContext
 from nasforge.kernel.search_space import SUPERNET, SearchSpace
-from nasforge.kernel.testing.context_checks import build_from_context, require_buildable
+from nasforge.kernel.testing.context_checks import build_as_a_run, require_buildable
 from nasforge.kernel.testing.driver import first_difference
 from nasforge.kernel.testing.space_kit import KNOWN_CAPABILITIES
 from nasforge.kernel.testing.toy import ToySpace
@@ -25,7 +25,7 @@ from nasforge.kernel.testing.toy import ToySpace
 class OneShotStrategyConformance:
     """Provide ``strategy_cls``, tiny ``strategy_options`` and a ``space`` with a supernet.
 
-    Every check builds the strategy as a run does, through its ``from_context`` hook
+    Every check builds the strategy as a run does, through its hook
     (:meth:`run_context`: the seed, no progress bar; override it to hand more).
     """
 
@@ -53,7 +53,7 @@ class OneShotStrategyConformance:
 
     def _fit(self, cls, options, space, data, seed: int = 0):
         seen: list[Trial] = []
-        strategy = build_from_context("strategy", cls, self.run_context(seed), **options)
+        strategy = build_as_a_run("strategy", cls, self.run_context(seed), **options)
         outcome = strategy.fit(space, data, on_trial=seen.append)
         return outcome, seen
 
@@ -66,11 +66,11 @@ class OneShotStrategyConformance:
         )
 
     def test_builds_from_a_run_context(self, strategy_cls, strategy_options) -> None:
-        """A run builds every strategy through ``from_context`` (see the kit's docstring)."""
+        """A run builds every strategy through its hook (see the kit's docstring)."""
         require_buildable("strategy", strategy_cls)
-        strategy = build_from_context("strategy", strategy_cls, self.run_context(3), **strategy_options)
+        strategy = build_as_a_run("strategy", strategy_cls, self.run_context(3), **strategy_options)
         assert isinstance(strategy, strategy_cls), (
-            f"from_context built a {type(strategy).__name__}, not a {strategy_cls.__name__}"
+            f"the hook built a {type(strategy).__name__}, not a {strategy_cls.__name__}"
         )
 
     def test_fit_returns_valid_outcome(self, strategy_cls, strategy_options, space, data) -> None:

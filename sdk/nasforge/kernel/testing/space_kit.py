@@ -93,9 +93,9 @@ class SearchSpaceConformance:
         assert not bad, f"op_names must be strings, got {bad!r}"
 
     def test_builds_from_a_run_context(self, space: SearchSpace) -> None:
-        """A run builds its space through ``from_context`` (``cls.from_context(context,
-        **options)``): each context field it declares is one a run context holds, and its
-        constructor takes what is passed."""
+        """A run builds its space through its hook (``cls(**options)`` plus the context
+        fields it declares, or its own ``from_context``): each field it declares is one a
+        run context holds, and its constructor takes what is passed."""
         require_buildable("space", type(space))
 
     def test_sample_is_valid_and_seeded(self, space: SearchSpace) -> None:

@@ -31,7 +31,7 @@ from nasforge.kernel.result import Objective, Result, Trial
 from nasforge.kernel.run_context import RunContext
 from nasforge.kernel.search_space import SearchSpace
 from nasforge.kernel.strategy import Strategy
-from nasforge.kernel.testing.context_checks import build_from_context, require_buildable
+from nasforge.kernel.testing.context_checks import build_as_a_run, require_buildable
 from nasforge.kernel.testing.driver import ask_and_tell, drive, first_difference, through_json
 from nasforge.kernel.testing.space_kit import KNOWN_CAPABILITIES
 from nasforge.kernel.testing.toy import ToyEvaluator, ToySpace
@@ -42,7 +42,7 @@ class StrategyConformance:
 
     ``objectives`` and ``constraints`` (text, as on the command line) set the goal every
     check searches under; empty means the evaluator's objective, unconstrained. Every
-    check builds the strategy as a run does, through its ``from_context`` hook, from a
+    check builds the strategy as a run does, through its hook, from a
     :class:`~nasforge.kernel.run_context.RunContext` (:meth:`run_context`: the seed and the
     evaluator's full budget; override it to hand more).
     """
@@ -84,7 +84,7 @@ class StrategyConformance:
         goal=None,
     ):
         goal = self._goal(evaluator) if goal is None else goal
-        return build_from_context(
+        return build_as_a_run(
             "strategy", cls, self.run_context(evaluator, seed), space, objective=goal, **opts
         )
 
@@ -100,12 +100,12 @@ class StrategyConformance:
         )
 
     def test_builds_from_a_run_context(self, strategy_cls, strategy_options, space, evaluator) -> None:
-        """A run builds every strategy through ``from_context``: each context field it
-        declares is one a run context holds, and its constructor takes what is passed."""
+        """A run builds every strategy through its hook: each context field it declares is
+        one a run context holds, and its constructor takes what is passed."""
         require_buildable("strategy", strategy_cls)
         strategy = self._make(strategy_cls, space, evaluator, strategy_options, seed=3)
         assert isinstance(strategy, strategy_cls), (
-            f"from_context built a {type(strategy).__name__}, not a {strategy_cls.__name__}"
+            f"the hook built a {type(strategy).__name__}, not a {strategy_cls.__name__}"
         )
 
     def test_refuses_several_objectives_unless_multi_objective(
