@@ -98,7 +98,7 @@ def test_a_device_that_is_no_device_is_one_line(cli, tmp_path) -> None:
 
 def test_device_for_an_evaluator_without_one_is_one_line(cli, tmp_path) -> None:
     cli("search", "--device", "cpu", "--run-dir", tmp_path).assert_one_line_error(
-        "strategy 'rea' and evaluator 'nb201-table' take no device"
+        "--device cpu: strategy '", "and evaluator 'nb201-table' take no device"
     )
 
 
