@@ -82,8 +82,9 @@ def build_spec(
     tensor file or image folder (recorded absolute), ``benchmark_dataset`` the
     benchmark evaluator's dataset; ``dataset`` is the older single name, meaning the
     training data of a one-shot run or a training evaluator and the benchmark dataset
-    otherwise. ``device`` (cpu, cuda, cuda:N) goes to a one-shot strategy, or to an
-    ask/tell evaluator that takes one. A one-shot search's length is a strategy option
+    otherwise. ``device`` (cpu, cuda, cuda:N) is the spec's field, handed to every component
+    that takes one (one-shot strategies, evaluators that train, strategies that score
+    networks) through the run context. A one-shot search's length is a strategy option
     (``epochs``), so a budget is refused. ``build_options`` ({"C": 8}): every network's.
 
     ``objectives`` (``"NAME:max"``, ``"NAME:min"`` or :class:`~nasforge.Objective`) are what

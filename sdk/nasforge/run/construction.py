@@ -71,8 +71,7 @@ def build_component(
     ``options`` are the user's. An option naming a context field the component is built
     with is refused (the run supplies it), except those of
     :data:`~nasforge.kernel.run_context.USER_MAY_SET` (and :data:`KIND_MAY_SET`), where the
-    option wins. ``plugin``
-    (the registering plugin's name) is named where construction fails.
+    option wins. ``plugin`` (the registering plugin's name) is named where construction fails.
     """
     name = getattr(cls, "name", getattr(cls, "__name__", repr(cls)))
     owner = f"{kind} '{name}'"
