@@ -34,7 +34,7 @@ from nasforge.run.executors import (
     build_executor,
 )
 from nasforge.run.experiment import Experiment
-from nasforge.run.journal import JournalReader, journal_path
+from nasforge.run.journal_file import JournalReader, journal_path
 from nasforge.run.spec import ExperimentSpec
 
 REA = {"population_size": 5, "sample_size": 2}

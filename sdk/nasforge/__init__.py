@@ -41,7 +41,7 @@ _EXPORTS = {
     **dict.fromkeys(("Objective", "Result", "Trial"), _K + "result"),
     **dict.fromkeys(("SearchOutcome",), _K + "outcome"),
     **dict.fromkeys(("SearchSpace",), _K + "search_space"),
-    **dict.fromkeys(("AllOf", "Plateau", "TargetReached", "TimeLimit"), _R + "stopping"),
+    **dict.fromkeys(("AllOf", "Plateau", "TargetReached", "TimeLimit"), _R + "stop_rules"),
     **dict.fromkeys(("Strategy",), _K + "strategy"),
     **dict.fromkeys(("OneShotStrategy",), _K + "one_shot"),
     **dict.fromkeys(("Supernet", "SupernetMixin", "as_supernet", "supernet_option_names"), _K + "supernet"),

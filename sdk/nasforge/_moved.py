@@ -58,19 +58,19 @@ def spec_of(name: str) -> importlib.machinery.ModuleSpec | None:
 #: Names a kernel module held before the split, by their new module (space-separated).
 _NAMES_MOVED: dict[str, dict[str, str]] = {
     "nasforge.kernel.datasets": {
-        "nasforge.run.data": "load_digits load_gaussian with_random_labels load_digits_random_labels "
+        "nasforge.run.builtin_datasets": "load_digits load_gaussian with_random_labels load_digits_random_labels "
         "BUILTIN_DATASETS"
     },
     "nasforge.kernel.ensemble": {
-        "nasforge.run.ensembles": "MemberRecipe EpochCallback train_network train_members "
+        "nasforge.run.ensemble_training": "MemberRecipe EpochCallback train_network train_members "
         "predict_probabilities ensemble_scores_of_results evaluate_members"
     },
     "nasforge.kernel.fidelity": {
-        "nasforge.run.fidelity_accounting": "fidelity_spent trial_spent budget_trained varies_budget "
+        "nasforge.run.fidelity_spent": "fidelity_spent trial_spent budget_trained varies_budget "
         "was_stopped at_full"
     },
     "nasforge.kernel.objectives": {
-        "nasforge.run.goals": "goal_of_header declared_objectives check_declared check_measured"
+        "nasforge.run.goal_checks": "goal_of_header declared_objectives check_declared check_measured"
     },
     "nasforge.kernel.result": {"nasforge.kernel.outcome": "SearchOutcome"},
     "nasforge.kernel.search_space": {"nasforge.kernel.network_factory": "build_network network_factory"},

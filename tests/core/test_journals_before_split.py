@@ -14,7 +14,7 @@ import torch
 
 from nasforge import api
 from nasforge.run.experiment import Experiment
-from nasforge.run.journal import JournalReader
+from nasforge.run.journal_file import JournalReader
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "journals_before_split"
 

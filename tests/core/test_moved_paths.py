@@ -39,11 +39,11 @@ def test_old_submodule_paths_and_from_imports() -> None:
     [
         ("nasforge.kernel.strategy", "OneShotStrategy", "nasforge.kernel.one_shot"),
         ("nasforge.kernel.result", "SearchOutcome", "nasforge.kernel.outcome"),
-        ("nasforge.kernel.ensemble", "train_members", "nasforge.run.ensembles"),
-        ("nasforge.kernel.datasets", "load_digits", "nasforge.run.data"),
+        ("nasforge.kernel.ensemble", "train_members", "nasforge.run.ensemble_training"),
+        ("nasforge.kernel.datasets", "load_digits", "nasforge.run.builtin_datasets"),
         ("nasforge.kernel.search_space", "build_network", "nasforge.kernel.network_factory"),
-        ("nasforge.kernel.fidelity", "at_full", "nasforge.run.fidelity_accounting"),
-        ("nasforge.kernel.objectives", "goal_of_header", "nasforge.run.goals"),
+        ("nasforge.kernel.fidelity", "at_full", "nasforge.run.fidelity_spent"),
+        ("nasforge.kernel.objectives", "goal_of_header", "nasforge.run.goal_checks"),
     ],
 )
 def test_a_moved_name_is_found_where_it_went(module: str, name: str, now: str) -> None:

@@ -27,8 +27,8 @@ from nasforge.kernel.result import Objective, Result, Trial
 from nasforge.kernel.testing import ToyEvaluator, ToySpace
 from nasforge.run.budget import Budget
 from nasforge.run.experiment import Experiment
-from nasforge.run.goals import goal_of_header
-from nasforge.run.journal import journal_path
+from nasforge.run.goal_checks import goal_of_header
+from nasforge.run.journal_file import journal_path
 from nasforge.run.spec import ExperimentSpec, spec_differences
 from nasforge_search import NSGA2, RandomSearch, RegularizedEvolution
 

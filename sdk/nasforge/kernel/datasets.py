@@ -5,7 +5,7 @@ pipeline. Runs, evaluators, sweeps and strategies turn a dataset name into data 
 through :func:`load_dataset` (with the caller's registry) and read what a network must be
 built for only through :func:`network_options`, so a name is looked up, and a shape
 inferred, the same way everywhere. The datasets themselves are registered components
-(the core's own are in :mod:`nasforge.run.data`).
+(the core's own are in :mod:`nasforge.run.builtin_datasets`).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ Combine rules: ``mean-softmax`` is the weighted mean of the members' class proba
 (the NES convention NESBS follows); ``mean-logits`` the softmax of the weighted mean of
 their logits. Either way an ensemble outputs probabilities.
 
-Training and evaluating the members is the run's business (:mod:`nasforge.run.ensembles`);
+Training and evaluating the members is the run's business (:mod:`nasforge.run.ensemble_training`);
 this module holds the value alone.
 """
 

@@ -18,7 +18,7 @@ that possible without changing anything for the strategies and evaluators that i
 
 The run journals each trial's fidelity (a trial without one is a full evaluation),
 deduplicates by (genotype, fidelity), and counts the budget spent
-(:mod:`nasforge.run.fidelity_accounting`): what a multi-fidelity search saves.
+(:mod:`nasforge.run.fidelity_spent`): what a multi-fidelity search saves.
 """
 
 from __future__ import annotations

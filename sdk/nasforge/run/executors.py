@@ -2,7 +2,7 @@
 
 :class:`InProcessExecutor` (the default) evaluates in this process; a process pool runs
 trials in parallel on this machine; an executor plugin (Ray) runs them on a cluster. The
-Executor interface is :mod:`nasforge.kernel.executor`.
+Executor interface is :mod:`nasforge.kernel.executor_contract`.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import attrs
 
 from nasforge.kernel.errors import NasforgeError, OptionError
 from nasforge.kernel.evaluator import Evaluator
-from nasforge.kernel.executor import (
+from nasforge.kernel.executor_contract import (
     DEFAULT_RETRIES,
     RETRIES_KEY,
     Done,

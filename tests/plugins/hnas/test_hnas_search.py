@@ -16,7 +16,7 @@ from nasforge.kernel.option_types import OptionError
 from nasforge.kernel.registry import get_registry
 from nasforge.run.budget import Budget
 from nasforge.run.experiment import Experiment
-from nasforge.run.journal import JournalReader, journal_path
+from nasforge.run.journal_file import JournalReader, journal_path
 from nasforge.run.spec import ExperimentSpec, construct
 from nasforge.tools.cli.search_cmd import search
 from nasforge.tools.export import load_genotype

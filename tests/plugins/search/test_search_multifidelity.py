@@ -11,7 +11,7 @@ from nasforge.kernel.option_types import OptionError
 from nasforge.kernel.testing import ToyEvaluator, ToyFidelityEvaluator, ToySpace
 from nasforge.run.budget import Budget
 from nasforge.run.experiment import Experiment
-from nasforge.run.journal import JournalReader, journal_path
+from nasforge.run.journal_file import JournalReader, journal_path
 from nasforge.run.spec import ExperimentSpec
 from nasforge_search import Hyperband, MedianPruner, SuccessiveHalving
 from nasforge_search.successive_halving import hyperband_brackets, rung_fidelities

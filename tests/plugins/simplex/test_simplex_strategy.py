@@ -12,7 +12,7 @@ from nasforge.kernel.datasets import TensorData
 from nasforge.kernel.errors import NasforgeError
 from nasforge.kernel.option_types import OptionError
 from nasforge.kernel.seeding import seeded_build, seeded_generator
-from nasforge.run.data import load_gaussian
+from nasforge.run.builtin_datasets import load_gaussian
 from nasforge_simplex import arch_gradient
 from nasforge_simplex.act_mlp_space import ActMlpSpace
 from nasforge_simplex.losses import half_squared_error

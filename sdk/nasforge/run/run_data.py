@@ -18,7 +18,7 @@ from typing import Any
 
 from nasforge.kernel.datasets import ComponentLookup, TensorData, is_data_path, load_dataset
 from nasforge.kernel.errors import JournalError, NasforgeError, UnknownNameError
-from nasforge.run.data.user_arrays import DataError, user_data
+from nasforge.run.builtin_datasets.user_arrays import DataError, user_data
 
 #: How a spec names data given in memory to the Python API.
 IN_MEMORY = "memory:"

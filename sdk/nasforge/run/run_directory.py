@@ -16,7 +16,7 @@ from typing import Any
 from rich.console import Console
 
 from nasforge.kernel.result import Trial
-from nasforge.run.journal import JournalWriter, journal_path
+from nasforge.run.journal_file import JournalWriter, journal_path
 from nasforge.run.replay import Replay
 from nasforge.run.run_lock import RunLock
 
