@@ -15,7 +15,7 @@ import logging
 import sys
 from typing import Any
 
-from nasforge._moved_map import MOVED_TO
+from nasforge._moved_map import MOVED_TO, RENAMED
 
 __version__ = "0.1.0"
 
@@ -59,11 +59,15 @@ _OLD_NAMES = frozenset({*" ".join(MOVED_TO.values()).split(), "atomic_files"})
 
 
 class _OldPaths(importlib.abc.MetaPathFinder):
-    """Finds a module by its path before the split; the map and loader load only then."""
+    """Finds a module by its path before it moved (until 0.3); the loader loads only then."""
 
     def find_spec(self, name: str, path: object = None, target: object = None) -> Any:
         parts = name.split(".")
-        if len(parts) > 1 and parts[0] == "nasforge" and parts[1] in _OLD_NAMES:
+        if (
+            len(parts) > 1
+            and parts[0] == "nasforge"
+            and (parts[1] in _OLD_NAMES or ".".join(parts[:3]) in RENAMED)
+        ):
             from nasforge import _moved
 
             return _moved.spec_of(name)

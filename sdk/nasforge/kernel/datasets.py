@@ -162,11 +162,3 @@ def build_option_names(space: Any) -> frozenset[str] | None:
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
         return None
     return frozenset(params)
-
-
-def __getattr__(name: str) -> Any:  # names that lived here before the split, found where they went
-    if name.startswith("__"):  # the import system's probes (__path__, ...): never a moved name
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from nasforge._moved import moved_attribute
-
-    return moved_attribute(__name__, name)
