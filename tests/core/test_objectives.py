@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from nasforge.kernel.errors import InfeasibleSearchError, JournalError, NasforgeError
+from nasforge.kernel.errors import InfeasibleSearchError, JournalError, NasforgeError, OptionError
 from nasforge.kernel.evaluator import Evaluator
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.objectives import (
@@ -21,7 +21,6 @@ from nasforge.kernel.objectives import (
     parse_constraint,
     parse_objective,
 )
-from nasforge.kernel.option_types import OptionError
 from nasforge.kernel.pareto import dominates
 from nasforge.kernel.result import Objective, Result, Trial
 from nasforge.kernel.testing import ToyEvaluator, ToySpace

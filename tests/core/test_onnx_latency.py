@@ -23,8 +23,7 @@ import pytest
 import torch
 
 from nasforge import MissingDependencyError, Result
-from nasforge.kernel.errors import ExportError
-from nasforge.kernel.option_types import OptionError
+from nasforge.kernel.errors import ExportError, OptionError
 from nasforge.kernel.registry import get_registry
 from nasforge.run.journal_file import JournalReader, journal_path
 from nasforge.tools import latency_cache

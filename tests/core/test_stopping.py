@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from nasforge import Budget, api, hookimpl
-from nasforge.kernel.option_types import OptionError
+from nasforge.kernel.errors import OptionError
 from nasforge.kernel.registry import get_registry
 from nasforge.run.experiment import Experiment
 from nasforge.run.journal_file import JournalReader, journal_path

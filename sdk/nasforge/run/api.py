@@ -18,9 +18,8 @@ from typing import Any
 import attrs
 
 from nasforge.kernel.device import resolve_device
-from nasforge.kernel.errors import NasforgeError
+from nasforge.kernel.errors import NasforgeError, OptionError
 from nasforge.kernel.objectives import Constraint
-from nasforge.kernel.option_types import OptionError
 from nasforge.kernel.outcome import SearchOutcome
 from nasforge.kernel.registry import Registry, get_registry
 from nasforge.kernel.result import Objective

@@ -28,21 +28,11 @@ from typing import Any
 import attrs
 
 from nasforge.kernel.datasets import TensorData
-from nasforge.kernel.errors import NasforgeError
+from nasforge.kernel.errors import NasforgeError, OptionError, show
 from nasforge.kernel.fidelity import max_fidelity
 from nasforge.kernel.objectives import SearchGoal, constraint_texts, objective_texts
 from nasforge.kernel.one_shot import OneShotStrategy
-from nasforge.kernel.option_types import (
-    INT_MAX,
-    INT_MIN,
-    OptionError,
-    as_dict,
-    check_options,
-    first_line,
-    in_range,
-    show,
-    typed,
-)
+from nasforge.kernel.option_types import INT_MAX, INT_MIN, as_dict, check_options, first_line, in_range, typed
 from nasforge.kernel.parallelism import Parallelism
 from nasforge.kernel.registry import Registry
 from nasforge.run.budget import Budget

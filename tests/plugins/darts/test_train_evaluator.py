@@ -10,8 +10,7 @@ import torch
 
 from nasforge import api
 from nasforge.api import load_space
-from nasforge.kernel.errors import CapabilityError, NasforgeError
-from nasforge.kernel.option_types import OptionError
+from nasforge.kernel.errors import CapabilityError, NasforgeError, OptionError
 from nasforge.run.builtin_datasets import load_digits
 from nasforge_darts.train_evaluator import DartsTrainEvaluator
 

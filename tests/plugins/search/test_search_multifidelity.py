@@ -6,8 +6,7 @@ import json
 
 import pytest
 
-from nasforge.kernel.errors import CapabilityError
-from nasforge.kernel.option_types import OptionError
+from nasforge.kernel.errors import CapabilityError, OptionError
 from nasforge.kernel.testing import ToyEvaluator, ToyFidelityEvaluator, ToySpace
 from nasforge.run.budget import Budget
 from nasforge.run.experiment import Experiment
