@@ -55,19 +55,15 @@ __all__ = sorted((*_EXPORTS, "__version__"))
 
 logging.getLogger("nasforge").addHandler(logging.NullHandler())
 
-_OLD_NAMES = frozenset({*" ".join(MOVED_TO.values()).split(), "atomic_files"})
+_OLD_PATHS = frozenset({*(f"nasforge.{n}" for n in " ".join(MOVED_TO.values()).split()), *RENAMED})
 
 
 class _OldPaths(importlib.abc.MetaPathFinder):
     """Finds a module by its path before it moved (until 0.3); the loader loads only then."""
 
     def find_spec(self, name: str, path: object = None, target: object = None) -> Any:
-        parts = name.split(".")
-        if (
-            len(parts) > 1
-            and parts[0] == "nasforge"
-            and (parts[1] in _OLD_NAMES or ".".join(parts[:3]) in RENAMED)
-        ):
+        parts = name.split(".")  # an old path is two parts (nasforge.strategy) or three (renamed)
+        if parts[0] == "nasforge" and not {".".join(parts[:2]), ".".join(parts[:3])}.isdisjoint(_OLD_PATHS):
             from nasforge import _moved
 
             return _moved.spec_of(name)

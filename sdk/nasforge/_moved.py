@@ -31,7 +31,6 @@ from nasforge._moved_map import MOVED_TO, REMOVED_IN, RENAMED
 #: Old module path -> its new place (submodules follow their package).
 MOVED = {f"nasforge.{n}": f"nasforge.{layer}.{n}" for layer, names in MOVED_TO.items() for n in names.split()}
 MOVED = {old: RENAMED.get(new, new) for old, new in MOVED.items()}  # renamed since the split
-MOVED["nasforge.atomic_files"] = "nasforge.kernel.files"
 MOVED.update(RENAMED)
 
 #: Names a module held before they moved, by their new module (space-separated). Keys are

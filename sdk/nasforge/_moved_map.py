@@ -17,8 +17,9 @@ MOVED_TO = {
     "tools": "scoring backends export report cli pareto_plot plot_files anytime latency_objective "
     "latency_cache short_train builtin_plugin",
 }
-#: Modules renamed inside their layer, so that a name says which room holds what (old -> new).
+#: Modules renamed (old -> new): one at the split, then twins, so a name says its room.
 RENAMED = {
+    "nasforge.atomic_files": "nasforge.kernel.files",
     "nasforge.kernel.executor": "nasforge.kernel.executor_contract",
     "nasforge.run.ensembles": "nasforge.run.ensemble_training",
     "nasforge.run.goals": "nasforge.run.goal_checks",
