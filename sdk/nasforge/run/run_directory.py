@@ -4,6 +4,9 @@ Only one process writes a run directory at a time (:mod:`nasforge.run.run_lock`)
 whose journal has ended is only read, so it can be re-read from read-only media. A new
 run that ends before its first trial (refused, interrupted, a budget too small for one
 trial) leaves nothing behind that looks like a run.
+
+Named for the directory it holds; the journal file's format, reading and writing are
+:mod:`nasforge.run.journal_file`.
 """
 
 from __future__ import annotations

@@ -6,6 +6,10 @@ package: a small benchmark on which architectures differ, :mod:`nasforge.run.bui
 (label-agnostic); ``cifar10``/``cifar100`` only from a copy the user has on disk
 (:mod:`nasforge.run.builtin_datasets.cifar`); ``files``, the user's own tensor file or image folder,
 given by its path (:mod:`nasforge.run.builtin_datasets.user_files`).
+
+Named apart from :mod:`nasforge.kernel.datasets` (data as the contracts see it, and how
+a name is looked up) and :mod:`nasforge.run.run_data` (which data a run trains on, as its
+journal records it): this package holds the core's own datasets.
 """
 
 from nasforge.kernel.datasets import FILES_DATASET, DatasetSource
