@@ -16,7 +16,7 @@ from nasforge import api
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.result import Result
 from nasforge.run.experiment import Experiment
-from nasforge.run.journal import JournalReader
+from nasforge.run.journal_file import JournalReader
 from nasforge.tools.short_train import ShortTrainEvaluator
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "journals_before_split"

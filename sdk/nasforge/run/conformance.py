@@ -21,7 +21,7 @@ from nasforge.kernel.strategy import Strategy
 from nasforge.kernel.testing.strategy_kit import MultiObjectiveStrategyConformance, StrategyConformance
 from nasforge.run.budget import Budget
 from nasforge.run.experiment import Experiment
-from nasforge.run.journal import JournalReader, journal_path
+from nasforge.run.journal_file import JournalReader, journal_path
 from nasforge.run.spec import ExperimentSpec
 
 

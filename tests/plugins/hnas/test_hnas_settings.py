@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from nasforge.kernel.option_types import OptionError
+from nasforge.kernel.errors import OptionError
 from nasforge.kernel.testing import ToyEvaluator, ToySpace
 from nasforge.run.spec import construct
 from nasforge_hnas import (

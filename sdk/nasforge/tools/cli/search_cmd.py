@@ -19,7 +19,7 @@ from nasforge.kernel.registry import Registry
 from nasforge.run.api import build_spec
 from nasforge.run.executors import DEFAULT_RETRIES, ExecutorOptions, check_executor_options
 from nasforge.run.experiment import Experiment
-from nasforge.run.journal import JournalReader
+from nasforge.run.journal_file import JournalReader
 from nasforge.run.one_shot_run import resume_one_shot, run_one_shot
 from nasforge.run.spec import ExperimentSpec
 from nasforge.tools.cli.common_options import ExecutorOptionList, Quiet, SearchDevice, command_registry
