@@ -48,7 +48,7 @@ def _option_row(param: Any) -> tuple[str, str]:
     value = "" if flag else _value_name(param)
     shown = ", ".join(f"`{n}{' ' + value if value else ''}`" for n in names)
     notes = []
-    if getattr(param, "multiple", False):
+    if getattr(param, "multiple", False) and "repeatable" not in (param.help or ""):
         notes.append("repeatable")
     default = getattr(param, "default", None)
     if default not in (None, False, (), []) and not (flag and default is False):
@@ -75,10 +75,17 @@ def _params_table(params: list[Any]) -> str:
             help_text = getattr(p, "help", None) or ""
             lines.append(f"| `{metavar}` | {_cell(help_text + ('' if p.required else ' (optional)'))} |")
         lines.append("")
-    if options:
+    panels: dict[str, list[Any]] = {}
+    for p in options:  # grouped as the terminal groups them (rich help panels), in order
+        panels.setdefault(getattr(p, "rich_help_panel", None) or "Options", []).append(p)
+    for number, (panel, members) in enumerate(panels.items(), 1):
+        if len(panels) > 1:
+            lines += [f"**{panel}**", ""]
         lines += ["| Option | Description |", "|---|---|"]
-        lines += [f"| {shown} | {text} |" for shown, text in map(_option_row, options)]
-        lines += ["| `--help` | Show the command's help and exit. |", ""]
+        lines += [f"| {shown} | {text} |" for shown, text in map(_option_row, members)]
+        if number == len(panels):
+            lines.append("| `--help` | Show the command's help and exit. |")
+        lines.append("")
     return "\n".join(lines)
 
 

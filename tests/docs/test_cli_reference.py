@@ -46,3 +46,21 @@ def test_help_examples_become_code_blocks() -> None:
 
 def test_table_cells_keep_their_pipes_inside() -> None:
     assert _generator()._cell("a | b\n  c") == "a &#124; b c"
+
+
+def test_options_are_grouped_as_the_terminal_groups_them() -> None:
+    class Option:
+        param_type_name, hidden, opts, secondary_opts, is_flag, default = (
+            "option",
+            False,
+            ["--a"],
+            [],
+            True,
+            False,
+        )
+        multiple, envvar, required, help, rich_help_panel = False, None, False, "A.", "Budget and stopping"
+
+    other = type("Other", (Option,), {"opts": ["--b"], "rich_help_panel": None, "help": "B."})
+    table = _generator()._params_table([Option(), other()])
+    assert table.index("**Budget and stopping**") < table.index("`--a`") < table.index("**Options**")
+    assert table.index("**Options**") < table.index("`--b`") < table.index("`--help`")
