@@ -38,8 +38,8 @@ from typing import Any, ClassVar
 from rich.table import Table
 
 from nasforge.kernel.datasets import TensorData
+from nasforge.kernel.errors import OptionError
 from nasforge.kernel.genotype import Genotype
-from nasforge.kernel.option_types import OptionError
 from nasforge.kernel.parallelism import Parallelism
 from nasforge.kernel.progress_log import ProgressLog
 from nasforge.kernel.registry import Registry

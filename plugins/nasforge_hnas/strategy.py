@@ -16,8 +16,8 @@ from typing import Any, ClassVar
 
 import attrs
 
+from nasforge.kernel.errors import OptionError
 from nasforge.kernel.genotype import Genotype
-from nasforge.kernel.option_types import OptionError
 from nasforge.kernel.parallelism import Parallelism
 from nasforge.kernel.progress_log import ProgressLog
 from nasforge.kernel.registry import Registry

@@ -20,8 +20,9 @@ import statistics
 from typing import Any
 
 from nasforge import Genotype, Objective, Proposal, Result, SearchSpace, Strategy
+from nasforge.kernel.errors import OptionError
 from nasforge.kernel.fidelity import split
-from nasforge.kernel.option_types import MAX_COUNT, OptionError, check_option
+from nasforge.kernel.option_types import MAX_COUNT, check_option
 from nasforge.kernel.registry import Registry, get_registry
 from nasforge.kernel.run_context import RunContext
 from nasforge.run.construction import build_component

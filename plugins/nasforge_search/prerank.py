@@ -41,7 +41,8 @@ import attrs
 import numpy as np
 
 from nasforge import Genotype, Objective, Result, SearchSpace, Strategy
-from nasforge.kernel.option_types import MAX_COUNT, OptionError, check_option
+from nasforge.kernel.errors import OptionError
+from nasforge.kernel.option_types import MAX_COUNT, check_option
 from nasforge.kernel.parallelism import Parallelism
 from nasforge.kernel.pareto import non_dominated
 from nasforge.kernel.progress_log import ProgressLog

@@ -24,7 +24,8 @@ import collections
 import math
 
 from nasforge import Genotype, Objective, Proposal, Result, SearchSpace, Strategy
-from nasforge.kernel.option_types import MAX_COUNT, OptionError, check_option
+from nasforge.kernel.errors import OptionError
+from nasforge.kernel.option_types import MAX_COUNT, check_option
 
 #: Fresh draws per wanted architecture before a bracket accepts a repeat (tiny spaces).
 _DISTINCT_TRIES = 50

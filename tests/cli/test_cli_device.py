@@ -11,8 +11,8 @@ import pytest
 import torch
 
 from nasforge import NasforgeError, get_registry
-from nasforge.run.data import load_digits
-from nasforge.run.journal import JournalReader
+from nasforge.run.builtin_datasets import load_digits
+from nasforge.run.journal_file import JournalReader
 
 ONE_SHOT = ("darts", "prdarts", "nasi")
 TINY = {

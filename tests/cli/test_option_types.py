@@ -9,10 +9,9 @@ import attrs
 import numpy as np
 import pytest
 
-from nasforge.kernel.errors import NasforgeError
+from nasforge.kernel.errors import NasforgeError, OptionError
 from nasforge.kernel.option_types import (
     INT_MAX,
-    OptionError,
     as_float,
     as_tuple,
     check_option,

@@ -19,7 +19,7 @@ from nasforge.kernel.errors import JournalError, NasforgeError
 from nasforge.kernel.outcome import SearchOutcome
 from nasforge.kernel.result import Trial
 from nasforge.run.advice import cli_message
-from nasforge.run.journal import journal_path
+from nasforge.run.journal_file import journal_path
 from nasforge.run.run_events import EVENT_KEY
 
 RUN = {"space": "toy", "strategy": "random", "evaluator": "toy", "trials": 6, "seed": 2}

@@ -809,7 +809,7 @@ def py_onnx_case(src: Source, t: Templates) -> Case:
 
 def py_journal_case(src: Source, t: Templates) -> Case:
     from nasforge import api
-    from nasforge.run.journal import JournalReader
+    from nasforge.run.journal_file import JournalReader
     from nasforge.tools.export import inspect_file
 
     name = src.choice(sorted(t.journals))

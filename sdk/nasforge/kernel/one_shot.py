@@ -20,8 +20,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from nasforge.kernel.datasets import TensorData, load_dataset
 from nasforge.kernel.device import resolve_device
-from nasforge.kernel.errors import NasforgeError
-from nasforge.kernel.option_types import OptionError, config_from_options
+from nasforge.kernel.errors import NasforgeError, OptionError
+from nasforge.kernel.option_types import config_from_options
 from nasforge.kernel.outcome import SearchOutcome
 from nasforge.kernel.registry import Registry, get_registry
 from nasforge.kernel.result import Trial

@@ -31,12 +31,12 @@ from nasforge.run.construction import context_fields_of
 from nasforge.run.defaults import default_component
 from nasforge.run.executors import DEFAULT_RETRIES, ExecutorOptions, check_executor_options, executor_keywords
 from nasforge.run.experiment import Experiment
-from nasforge.run.journal import JournalReader
+from nasforge.run.journal_file import JournalReader
 from nasforge.run.one_shot_run import OneShotRun, resume_one_shot, run_one_shot
+from nasforge.run.run_data import as_training_data, spec_name
 from nasforge.run.run_events import EndCallback, RunEvents, TrialCallback
 from nasforge.run.spec import ExperimentSpec
-from nasforge.run.stopping import StopRule
-from nasforge.run.training_data import as_training_data, spec_name
+from nasforge.run.stop_rules import StopRule
 
 _log = logging.getLogger(__name__)
 
@@ -94,7 +94,7 @@ def build_spec(
     bound what may become the best. Both are refused for one-shot strategies.
     ``stop`` are rules that end an ask/tell run early, any one of which stops it
     (``"valid_accuracy>=93"``, ``"time:600"``, ``"plateau:20"`` or the classes of
-    :mod:`nasforge.run.stopping`); the journal records them, so a resume obeys them too.
+    :mod:`nasforge.run.stop_rules`); the journal records them, so a resume obeys them too.
     """
     registry = registry if registry is not None else get_registry()
     space = space or default_component(registry, "space", defaults.SPACE)

@@ -22,7 +22,7 @@ from nasforge.kernel.testing.driver import first_difference
 from nasforge.kernel.testing.strategy_kit import MultiObjectiveStrategyConformance, StrategyConformance
 from nasforge.run.budget import Budget
 from nasforge.run.experiment import Experiment
-from nasforge.run.journal import JournalReader, journal_path
+from nasforge.run.journal_file import JournalReader, journal_path
 from nasforge.run.spec import ExperimentSpec
 
 

@@ -2,7 +2,7 @@
 
 :class:`InProcessExecutor` (the default) evaluates in this process; a process pool runs
 trials in parallel on this machine; an executor plugin (Ray) runs them on a cluster. The
-Executor interface is :mod:`nasforge.kernel.executor`.
+Executor interface is :mod:`nasforge.kernel.executor_contract`.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import attrs
 from nasforge.kernel.context_fields import keyword_parameters
 from nasforge.kernel.errors import NasforgeError, OptionError
 from nasforge.kernel.evaluator import Evaluator
-from nasforge.kernel.executor import (
+from nasforge.kernel.executor_contract import (
     DEFAULT_RETRIES,
     RETRIES_KEY,
     Done,
@@ -136,13 +136,15 @@ def keyword_of(flag: str) -> str:
 def executor_keywords(keywords: dict[str, Any], registry: Any) -> dict[str, Any]:
     """Pop the executor flags' keywords (``cluster_address=...``) out of ``keywords``, as
     executor options (``{"address": ...}``), each with a :class:`DeprecationWarning`: the
-    Python API takes ``executor_options`` now."""
+    Python API takes ``executor_options`` now, and nasforge 0.3 removes the keywords."""
     found: dict[str, Any] = {}
     for flag, (_executor, option) in flag_owners(registry).items():
         keyword = keyword_of(flag)
         if keyword in keywords:
             warnings.warn(
-                f"{keyword}= is executor_options={{{option!r}: ...}} now", DeprecationWarning, stacklevel=3
+                f"{keyword}= is executor_options={{{option!r}: ...}} now (the keyword goes in nasforge 0.3)",
+                DeprecationWarning,
+                stacklevel=3,
             )
             found[option] = keywords.pop(keyword)
     return found

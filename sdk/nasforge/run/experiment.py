@@ -10,7 +10,7 @@ to continue instead of silently mixing two searches.
 module: asking without repeats (:mod:`~nasforge.run.asking`), the per-trial record and the
 budget (:mod:`~nasforge.run.loop`), rounds or trials in flight
 (:mod:`~nasforge.run.rounds`, :mod:`~nasforge.run.in_flight`), the journal and its replay
-(:mod:`~nasforge.run.run_journal`, :mod:`~nasforge.run.replay`), stop rules
+(:mod:`~nasforge.run.run_directory`, :mod:`~nasforge.run.replay`), stop rules
 (:mod:`~nasforge.run.stop_judge`), progress (:mod:`~nasforge.run.run_progress`) and the
 outcome (:mod:`~nasforge.run.run_end`).
 
@@ -47,10 +47,10 @@ from nasforge.kernel.search_space import SearchSpace
 from nasforge.kernel.strategy import Strategy
 from nasforge.run.environment import describe_environment
 from nasforge.run.executors import Executor, ExecutorOptions, InProcessExecutor
-from nasforge.run.fidelity_accounting import at_full, fidelity_spent, trial_spent
-from nasforge.run.goals import declared_objectives
+from nasforge.run.fidelity_spent import at_full, fidelity_spent, trial_spent
+from nasforge.run.goal_checks import declared_objectives
 from nasforge.run.in_flight import run_in_flight
-from nasforge.run.journal import JournalReader
+from nasforge.run.journal_file import JournalReader
 from nasforge.run.loop import RunLoop
 from nasforge.run.replay import (
     ASYNCHRONOUS,
@@ -61,13 +61,13 @@ from nasforge.run.replay import (
     load_replay,
 )
 from nasforge.run.rounds import run_rounds
+from nasforge.run.run_data import data_record
+from nasforge.run.run_directory import RunJournal
 from nasforge.run.run_end import end_record, outcome_of
 from nasforge.run.run_events import RunEvents, log_end, log_start
-from nasforge.run.run_journal import RunJournal
 from nasforge.run.run_progress import RunProgress
 from nasforge.run.spec import ExperimentSpec
-from nasforge.run.stopping import check_rules, parse_rule, rule_texts
-from nasforge.run.training_data import data_record
+from nasforge.run.stop_rules import check_rules, parse_rule, rule_texts
 
 logger = logging.getLogger("nasforge.experiment")
 
@@ -80,7 +80,7 @@ class Experiment:
     instances without one uses the process-wide default, so loggers see every run.
 
     ``stop`` adds stop rules (text such as ``"valid_accuracy>=93"`` or the rules of
-    :mod:`nasforge.run.stopping`) to the spec's: they are recorded with it in the journal,
+    :mod:`nasforge.run.stop_rules`) to the spec's: they are recorded with it in the journal,
     so a resume obeys them too. ``stopped`` says, once the run ends, whether one stopped it.
 
     ``asynchronous`` keeps ``workers`` trials in flight and tells each result as it
@@ -276,7 +276,7 @@ class Experiment:
     def fidelity_spent(self) -> int | None:
         """The budget the run's trials spent, in the evaluator's fidelity unit (short-train:
         training epochs), a full evaluation counting the full budget; None when the
-        evaluator declares no fidelity (:func:`nasforge.run.fidelity_accounting.fidelity_spent`)."""
+        evaluator declares no fidelity (:func:`nasforge.run.fidelity_spent.fidelity_spent`)."""
         return fidelity_spent((trial_spent(t, self.evaluator) for t in self.trials), self.evaluator)
 
 

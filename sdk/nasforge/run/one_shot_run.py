@@ -32,13 +32,13 @@ from nasforge.kernel.registry import Registry, get_registry
 from nasforge.kernel.result import Result, Trial
 from nasforge.kernel.search_space import SearchSpace
 from nasforge.run.construction import build_component, context_fields_of
-from nasforge.run.ensembles import evaluate_members
+from nasforge.run.ensemble_training import evaluate_members
 from nasforge.run.environment import describe_environment
-from nasforge.run.journal import JournalReader, JournalWriter, is_unstarted, journal_path
+from nasforge.run.journal_file import JournalReader, JournalWriter, is_unstarted, journal_path
+from nasforge.run.run_data import check_recorded_data, data_record
 from nasforge.run.run_events import RunEvents, log_end, log_start
 from nasforge.run.run_lock import RunLock
 from nasforge.run.spec import ExperimentSpec, spec_differences
-from nasforge.run.training_data import check_recorded_data, data_record
 
 
 @attrs.frozen

@@ -22,9 +22,9 @@ from nasforge.kernel.registry import Registry
 from nasforge.kernel.result import Trial
 from nasforge.kernel.search_space import SearchSpace
 from nasforge.run.advice import advised, resume_advice
-from nasforge.run.journal import ASKED_KEY, JournalReader, is_unstarted, journal_path
+from nasforge.run.journal_file import ASKED_KEY, JournalReader, is_unstarted, journal_path
+from nasforge.run.run_data import check_recorded_data
 from nasforge.run.spec import ExperimentSpec, spec_differences
-from nasforge.run.training_data import check_recorded_data
 
 #: Journal header key (and its value) of an asynchronous run.
 EVALUATION_KEY, ASYNCHRONOUS = "evaluation", "asynchronous"

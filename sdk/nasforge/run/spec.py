@@ -40,9 +40,9 @@ from nasforge.kernel.run_context import RunContext
 from nasforge.run.budget import Budget
 from nasforge.run.construction import build_component
 from nasforge.run.executors import ExecutorOptions, build_executor
-from nasforge.run.goals import check_declared
-from nasforge.run.stopping import rule_texts
-from nasforge.run.training_data import load_training_data
+from nasforge.run.goal_checks import check_declared
+from nasforge.run.run_data import load_training_data
+from nasforge.run.stop_rules import rule_texts
 
 
 def _seed(value: Any) -> int:
@@ -82,7 +82,7 @@ def _constraints(value: Any) -> tuple[str, ...]:
 
 def _stop(value: Any) -> tuple[str, ...]:
     """Stop rules as text (``valid_accuracy>=93``, ``time:600``, ``plateau:20``) or rule
-    objects (:mod:`nasforge.run.stopping`); kept as canonical text, as objectives are."""
+    objects (:mod:`nasforge.run.stop_rules`); kept as canonical text, as objectives are."""
     try:
         return rule_texts(value)
     except NasforgeError as exc:
@@ -109,7 +109,7 @@ class ExperimentSpec:
     older journals resume unchanged). :meth:`goal` turns them into a
     :class:`~nasforge.kernel.objectives.SearchGoal`.
 
-    ``stop`` are the rules that end an ask/tell run early (:mod:`nasforge.run.stopping`),
+    ``stop`` are the rules that end an ask/tell run early (:mod:`nasforge.run.stop_rules`),
     any one of which stops it; kept in the spec so a resumed run obeys the same ones.
 
     ``build_options`` are network options (``C``, ``N``, ``width``...) for every network the
@@ -347,7 +347,7 @@ class ExperimentSpec:
     def load_train_data(self, registry: Registry, *, given: TensorData | None = None) -> TensorData | None:
         """The run's training data (None if it names none): ``given`` for data the caller
         holds in memory, else loaded by name or path with the run's seed
-        (:mod:`nasforge.run.training_data`)."""
+        (:mod:`nasforge.run.run_data`)."""
         name = self.resolve(registry).train_data
         if name is None:
             return None

@@ -12,13 +12,13 @@ import torch
 import typer
 from typer.testing import CliRunner
 
-from nasforge.kernel.option_types import OptionError
+from nasforge.kernel.errors import OptionError
 from nasforge.kernel.registry import get_registry
 from nasforge.kernel.run_context import RunContext
 from nasforge.run.budget import Budget
 from nasforge.run.construction import build_component
 from nasforge.run.experiment import Experiment
-from nasforge.run.journal import JournalReader, journal_path
+from nasforge.run.journal_file import JournalReader, journal_path
 from nasforge.run.spec import ExperimentSpec
 from nasforge.tools.cli.search_cmd import search
 from nasforge.tools.export import load_genotype
@@ -73,6 +73,7 @@ def test_the_hnas_command_says_it_is_deprecated(tmp_path) -> None:
     assert result.exit_code == 0, result.output
     line = next(x for x in result.stderr.splitlines() if "deprecated" in x)
     assert "nasforge search --strategy hnas" in line and "--build-option C=4" in line
+    assert "removed in nasforge 0.3" in line
     assert "-o data=" not in line  # a table's pool is scored on Gaussian data, as the command did
     assert "--executor" not in line  # in-process: nothing to say
 

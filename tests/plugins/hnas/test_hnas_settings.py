@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from nasforge.kernel.option_types import OptionError
+from nasforge.kernel.errors import OptionError
 from nasforge.kernel.run_context import RunContext
 from nasforge.kernel.testing import ToyEvaluator, ToySpace
 from nasforge.run.construction import build_component

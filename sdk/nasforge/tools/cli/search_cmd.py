@@ -17,7 +17,7 @@ import typer
 from nasforge.run.api import build_spec, resume_run, run_spec
 from nasforge.run.executors import DEFAULT_RETRIES
 from nasforge.run.experiment import Experiment
-from nasforge.run.journal import JournalReader
+from nasforge.run.journal_file import JournalReader
 from nasforge.run.one_shot_run import OneShotRun
 from nasforge.tools.cli.common_options import ExecutorOptionList, Quiet, SearchDevice, command_registry
 from nasforge.tools.cli.options import parse_options

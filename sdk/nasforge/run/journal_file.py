@@ -9,6 +9,9 @@ a torn tail is cut (and saved aside) before anything is appended after it, and a
 that fails part-way is cut back, so no record is ever glued onto a fragment. Each trial
 record carries a checksum of what a replay feeds back (genotype, result, wall seconds),
 so an edited or corrupted result is refused instead of replayed.
+
+Named for the file it reads and writes; a run's hold on its directory (the lock, this
+file opened for appending, a clean exit) is :mod:`nasforge.run.run_directory`.
 """
 
 from __future__ import annotations

@@ -14,6 +14,9 @@ A worker that dies mid-evaluation (killed, out of memory, a crashed node) must n
 the search: a parallel executor runs its trial again, up to ``retries`` times, records how
 often in the result's ``metadata["retries"]`` (:func:`with_retries`), and makes a trial
 that still kills its worker a failed result (:func:`worker_died`).
+
+Named for what it holds, the contract: the executors themselves (in-process, a process
+pool) and the options that choose one belong to the run, in :mod:`nasforge.run.executors`.
 """
 
 from __future__ import annotations
