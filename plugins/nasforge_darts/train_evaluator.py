@@ -52,6 +52,7 @@ class DartsTrainEvaluator(Evaluator):
     requires: ClassVar[frozenset[str]] = frozenset({BUILD})
     trains: ClassVar[bool] = True
     fidelity: ClassVar[str | None] = "epochs"
+    context_fields = frozenset({"seed", "device", "data", "registry"})
 
     def __init__(
         self,

@@ -58,6 +58,8 @@ class EigenNas(Strategy):
 
     name: ClassVar[str] = "eigennas"
     requires: ClassVar[frozenset[str]] = frozenset({SAMPLE, BUILD})
+    #: It scores its pool on the run's data, on its device, where the run's work goes.
+    context_fields = Strategy.context_fields | {"registry", "device", "data", "build_options", "parallelism"}
 
     def __init__(
         self,

@@ -89,6 +89,9 @@ class BracketStrategy(Strategy):
     """What successive halving and Hyperband share: brackets asked in turn, results
     routed back to the bracket that asked, ``brackets`` of them at most."""
 
+    #: The evaluator's full budget comes from the run (unless the user sets max_fidelity).
+    context_fields = Strategy.context_fields | {"max_fidelity"}
+
     def __init__(
         self,
         space: SearchSpace,

@@ -39,6 +39,7 @@ _EXPORTS = {
     **dict.fromkeys(("Constraint", "SearchGoal"), _K + "objectives"),
     **dict.fromkeys(("Registry", "get_registry"), _K + "registry"),
     **dict.fromkeys(("Objective", "Result", "Trial"), _K + "result"),
+    **dict.fromkeys(("RunContext",), _K + "run_context"),
     **dict.fromkeys(("SearchOutcome",), _K + "outcome"),
     **dict.fromkeys(("SearchSpace",), _K + "search_space"),
     **dict.fromkeys(("AllOf", "Plateau", "TargetReached", "TimeLimit"), _R + "stop_rules"),

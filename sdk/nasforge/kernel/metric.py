@@ -67,16 +67,24 @@ class MetricContext:
 
 
 class Metric(abc.ABC):
-    """Score an untrained network; the model is the caller's and may be modified."""
+    """Score an untrained network; the model is the caller's and may be modified.
+
+    A scorer builds it as ``cls()`` plus the run-context fields it declares in
+    ``context_fields`` (:mod:`nasforge.kernel.run_context`; a metric made of other metrics
+    declares ``registry``). Its ``name`` is ``info.name``; the registry refuses a metric
+    whose two names differ.
+    """
 
     info: ClassVar[MetricInfo]
-    #: Set from ``info.name`` for every subclass, so registries can read it off the class.
+    #: Set from ``info.name`` for every subclass, so registries can read it off the class;
+    #: a subclass that sets another keeps it, and the registry refuses the pair.
     name: ClassVar[str]
+    context_fields: ClassVar[frozenset[str]] = frozenset()
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
         info = cls.__dict__.get("info")
-        if isinstance(info, MetricInfo):
+        if isinstance(info, MetricInfo) and "name" not in cls.__dict__:
             cls.name = info.name
 
     @abc.abstractmethod

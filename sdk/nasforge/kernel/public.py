@@ -20,6 +20,7 @@ ENTRY_POINTS = {
     "nasforge.run.builtin_datasets": "the built-in datasets' loaders",
     "nasforge.run.conformance": "the strategy kits run through the core's journaled run loop",
     "nasforge.run.spec": "a run's description, for a command that builds its own run",
+    "nasforge.run.construction": "a component built as a run builds it, for one that builds another",
     "nasforge.run.experiment": "the ask/tell run, for a command that runs its own",
     "nasforge.run.budget": "a run's budget, for a command that builds its own run",
     "nasforge.tools.backends": "per-sample gradients and empirical NTKs, for metrics",

@@ -107,7 +107,7 @@ class RunLoop:
         if self.best is trial:
             self.judge.improved(trial.index)
         if is_new:
-            exp.registry.pm.hook.nasforge_trial_end(experiment=exp, trial=trial)
+            exp.events.trial_end(exp, trial)
         self.progress.advance(len(exp.trials), exp.best_value())
         if exp.stopped is None:
             exp.stopped = self.judge.after(trial, self.state, is_new=is_new)

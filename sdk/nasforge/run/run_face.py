@@ -15,6 +15,7 @@ from nasforge.kernel.registry import Registry
 from nasforge.kernel.result import Trial
 from nasforge.kernel.search_space import SearchSpace
 from nasforge.kernel.strategy import Strategy
+from nasforge.run.run_events import RunEvents
 from nasforge.run.spec import ExperimentSpec
 from nasforge.run.stop_rules import StopRule
 
@@ -28,6 +29,7 @@ class RunFace(Protocol):
     spec: ExperimentSpec
     executor: Executor
     registry: Registry
+    events: RunEvents
     console: Console
     run_dir: Path | None
     goal: SearchGoal

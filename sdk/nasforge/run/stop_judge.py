@@ -50,7 +50,7 @@ class StopJudge:
         )
         found = first_stop(exp.stop_rules, ctx)
         if found is None and is_new:
-            why = exp.registry.pm.hook.nasforge_should_stop(experiment=exp, trial=trial)
+            why = exp.events.should_stop(exp, trial)
             if why:
                 found = ("nasforge_should_stop", str(why))
         if found is None:

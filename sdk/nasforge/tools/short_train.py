@@ -54,6 +54,8 @@ class ShortTrainEvaluator(Evaluator):
     trains: ClassVar[bool] = True
     #: Multi-fidelity strategies vary the epochs (full: the ``epochs`` option).
     fidelity: ClassVar[str | None] = "epochs"
+    #: Built with the run's seed, device, loaded training data, registry and network options.
+    context_fields = frozenset({"seed", "device", "data", "registry", "build_options"})
     #: With ``predictions=True`` a Result carries the validation probabilities.
     per_example: ClassVar[bool] = True
 

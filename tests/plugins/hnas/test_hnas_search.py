@@ -14,10 +14,12 @@ from typer.testing import CliRunner
 
 from nasforge.kernel.errors import OptionError
 from nasforge.kernel.registry import get_registry
+from nasforge.kernel.run_context import RunContext
 from nasforge.run.budget import Budget
+from nasforge.run.construction import build_component
 from nasforge.run.experiment import Experiment
 from nasforge.run.journal_file import JournalReader, journal_path
-from nasforge.run.spec import ExperimentSpec, construct
+from nasforge.run.spec import ExperimentSpec
 from nasforge.tools.cli.search_cmd import search
 from nasforge.tools.export import load_genotype
 from nasforge_hnas.cli import hnas
@@ -121,9 +123,12 @@ def test_build_options_are_journaled_only_when_given() -> None:
 
 def test_build_options_are_not_a_user_option() -> None:
     class Takes:
+        context_fields = frozenset({"build_options"})
+
         def __init__(self, *, build_options: dict | None = None) -> None:
             self.build_options = build_options
 
-    assert construct("strategy", Takes, {}, offered={"build_options": {"C": 2}}).build_options == {"C": 2}
+    context = RunContext(build_options={"C": 2})
+    assert build_component("component", Takes, context, {}).build_options == {"C": 2}
     with pytest.raises(OptionError, match="supplied by the run"):
-        construct("strategy", Takes, {"build_options": {"C": 2}})
+        build_component("component", Takes, RunContext(), {"build_options": {"C": 2}})
