@@ -3,17 +3,21 @@
 ``eigennas_trace`` is the paper's score (§5.2): λ_min(K) ≤ tr(K)/N, an O(N) upper-bound proxy
 of the smallest NTK eigenvalue, on the KNAS pipeline the paper follows, i.e. the Gram
 matrix of per-sample cross-entropy gradients, each sample forwarded alone in train mode,
-every parameter (research note §6.B, §9.11). It asks the core's shared-pass scorer for the
-very kernel KNAS's MGM reads, so scoring both costs one Jacobian. ``output="sum"`` takes
-the NTK proper (Σ of logits) instead, label-free. It is divided by N so that batches of
-different sizes give comparable numbers (the ranking does not change).
+every parameter (research note §6.B, §9.11). Only the kernel's diagonal is read, so it is
+taken as per-sample gradient norms, never the Gram matrix; scored with KNAS's MGM (the sum
+of the same kernel's entries) and the output-NTK reading below, all three share one
+forward. ``output="sum"`` takes the NTK proper (Σ of logits) instead, label-free. It is
+divided by N so that batches of different sizes give comparable numbers (the ranking does
+not change).
 
 ``eigennas_ntk_trace`` is the other reading: the trace of the output NTK J Jᵀ, J the
 Jacobian of every logit of every sample (each forwarded alone in train mode, as above),
 divided by N: the kernel section 4's theory bounds (there with one output; here its
 classes summed, the trace of the N·C x N·C kernel). Label-free; C backward passes per
-sample, so about C times the cost of the loss-gradient reading. It is summed chunk by
-chunk from the Jacobian (the N·C x N·C matrix is never formed: only its trace is needed).
+chunk of samples, so about C times the cost of the loss-gradient reading. Neither the
+N·C x N·C matrix nor the Jacobian is formed: the squared norms of the per-sample,
+per-logit gradients come layer by layer from activations and output gradients
+(``nasforge.tools.backends.sample_grad_norms``).
 
 ``eigennas_ntk_diag`` is the same score at infinite width, K_ii from the corrected kernel
 recursion: data-free and near-free (a few one-dimensional integrals), defined for the
@@ -26,7 +30,7 @@ import math
 from typing import ClassVar
 
 from nasforge.kernel.metric import MetricInfo
-from nasforge.tools.backends import OUTPUTS, KernelSpec, jacobian
+from nasforge.tools.backends import OUTPUTS, KernelSpec
 from nasforge.tools.scoring import SharedPasses, SharedPassMetric
 from nasforge_eigennas.kernel_recursion import VARIANTS, ntk_diagonal
 from nasforge_eigennas.network import MLPNetwork
@@ -44,7 +48,8 @@ class EigenNasTrace(SharedPassMetric):
         log_scale=True,
         sign="nonnegative",
         description="trace/N of the per-sample loss-gradient Gram, samples alone (Eigen-NAS score)",
-        version="1",
+        # 2: from per-sample gradient norms, not the Gram matrix (the same number, other rounding)
+        version="2",
     )
 
     def __init__(self, output: str = "loss") -> None:
@@ -58,18 +63,16 @@ class EigenNasTrace(SharedPassMetric):
         return "" if self.spec.output == TRACE_SPEC.output else f"output={self.spec.output}"
 
     @property
-    def kernel_specs(self) -> frozenset[KernelSpec]:
+    def diagonal_specs(self) -> frozenset[KernelSpec]:
         return frozenset({self.spec})
 
     def score_shared(self, passes: SharedPasses) -> float:
-        s = passes.spectrum(self.spec)
+        s = passes.norms(self.spec)
         return s.trace / s.size if math.isfinite(s.trace) else math.nan
 
 
 #: The output NTK's kernel: every logit of every sample (forwarded alone), all parameters.
 OUTPUT_NTK_SPEC = KernelSpec(output="full", bn="sample", params="all")
-#: Samples per Jacobian chunk of the output-NTK trace (each holds C x P floats per sample).
-OUTPUT_NTK_CHUNK = 8
 
 
 class EigenNasOutputTrace(SharedPassMetric):
@@ -82,23 +85,17 @@ class EigenNasOutputTrace(SharedPassMetric):
         log_scale=True,
         sign="nonnegative",
         description="trace/N of the output NTK J J^T over every logit, samples alone (Eigen-NAS theory)",
-        version="1",
+        # 2: from per-sample gradient norms, not the Jacobian (the same number, other rounding)
+        version="2",
     )
 
+    @property
+    def diagonal_specs(self) -> frozenset[KernelSpec]:
+        return frozenset({OUTPUT_NTK_SPEC})
+
     def score_shared(self, passes: SharedPasses) -> float:
-        x = passes.batch[0]
-        n = int(x.shape[0])
-        total = 0.0
-        for a in range(0, n, OUTPUT_NTK_CHUNK):
-            jac = jacobian(
-                passes.model,
-                x[a : a + OUTPUT_NTK_CHUNK],
-                spec=OUTPUT_NTK_SPEC,
-                chunk_size=OUTPUT_NTK_CHUNK,
-                device=passes.ctx.device,
-            )
-            total += float(jac.double().pow(2).sum())
-        return total / n
+        trace = passes.norms(OUTPUT_NTK_SPEC).trace
+        return trace / int(passes.batch[0].shape[0]) if math.isfinite(trace) else math.nan
 
 
 class InfiniteWidthTrace(SharedPassMetric):

@@ -50,7 +50,8 @@ class Knas(_KernelMetric):
         log_scale=True,
         sign="nonnegative",
         description="mean of the per-sample loss-gradient Gram, samples alone (KNAS paper's MGM formula)",
-        version="1",
+        # 2: the Gram's sum as the squared norm of the summed gradient, not the Gram (other rounding)
+        version="2",
     )
     default_spec: ClassVar[KernelSpec] = KernelSpec(output="loss", bn="sample", params="all")
 
@@ -69,11 +70,21 @@ class Knas(_KernelMetric):
             return base
         return f"thesis,{base}" if base else "thesis"
 
+    @property
+    def kernel_specs(self) -> frozenset[KernelSpec]:
+        return frozenset()
+
+    @property
+    def total_specs(self) -> frozenset[KernelSpec]:
+        # 1ᵀΘ1 = ‖Σ_i ∇ℓ_i‖²: the summed per-sample gradient, never the Gram matrix
+        return frozenset({self.spec})
+
     def score_shared(self, passes: SharedPasses) -> float:
-        s = self._spectrum(passes)
+        s = passes.norms(self.spec, total=True)
+        total = float("nan") if s.total is None else s.total
         if self._variant == "mgm":
-            return s.total_sum / s.size**2
-        return math.sqrt(abs(s.total_sum)) / s.size
+            return total / s.size**2
+        return math.sqrt(abs(total)) / s.size
 
 
 def _batch_loss(logits: torch.Tensor, y: torch.Tensor, kind: str) -> torch.Tensor:

@@ -15,7 +15,9 @@ kernel:
 
 ``preset=`` picks another preset and ``output``/``bn``/``params`` override single settings;
 a non-default choice goes into the metric's label and so its cache key. Metrics on one
-kernel share it: one Jacobian and one eigendecomposition per spec and network.
+kernel share it: one Jacobian and one eigendecomposition per spec and network. The trace
+metrics read only the kernel's diagonal, so they take per-sample gradient norms instead
+(no Jacobian; shared with every other diagonal of the same BatchNorm mode and parameters).
 """
 
 from __future__ import annotations
@@ -69,8 +71,8 @@ class _KernelMetric(SharedPassMetric):
         return passes.spectrum(self.spec)
 
 
-def _m_trace(s: Spectrum) -> float:
-    return math.sqrt(s.trace / s.size) if s.trace >= 0 else float("nan")
+def _m_trace(trace: float, size: int) -> float:
+    return math.sqrt(trace / size) if trace >= 0 else float("nan")
 
 
 class NTKTrace(_KernelMetric):
@@ -85,12 +87,23 @@ class NTKTrace(_KernelMetric):
         log_scale=True,
         sign="nonnegative",
         description="sqrt(trace(NTK)/m), HNAS code's kernel (HNAS M_Trace)",
-        version="2",
+        # 3: the trace from per-sample gradient norms, not the kernel (other rounding)
+        version="3",
     )
     default_spec: ClassVar[KernelSpec] = kernel_preset("hnas-code")
 
+    @property
+    def kernel_specs(self) -> frozenset[KernelSpec]:
+        return frozenset()
+
+    @property
+    def diagonal_specs(self) -> frozenset[KernelSpec]:
+        # only the trace is read: per-sample gradient norms, never the kernel
+        return frozenset({self.spec})
+
     def score_shared(self, passes: SharedPasses) -> float:
-        return _m_trace(self._spectrum(passes))
+        s = passes.norms(self.spec)
+        return _m_trace(s.trace, s.size)
 
 
 class NTKTracePerSample(NTKTrace):
@@ -103,7 +116,7 @@ class NTKTracePerSample(NTKTrace):
         log_scale=True,
         sign="nonnegative",
         description="sqrt(trace(NTK)/m), per-sample kernel (no paper's)",
-        version="1",
+        version="2",
     )
     default_spec: ClassVar[KernelSpec] = DEFAULT_SPEC
 

@@ -11,6 +11,7 @@ import zc_helpers as H
 
 from nasforge import Metric, MetricContext, MetricInfo, get_registry
 from nasforge.kernel.errors import NasforgeError
+from nasforge.tools.backends import KernelSpec, kernel_preset
 from nasforge.tools.scoring import SharedPasses, score_genotypes, score_model
 from nasforge_zerocost.catalogue import BY_NAME, METRICS
 from nasforge_zerocost.ensemble import RankEnsemble
@@ -35,10 +36,15 @@ def test_one_main_pass_and_one_kernel_for_all() -> None:
     for m in metrics:
         assert math.isfinite(m.score_shared(passes))
     assert passes.main_passes == 1
-    kernels = [k for k in passes._memo if k[0] == "kernel"]
-    # the per-sample NTK (lambda_min and the *_per_sample metrics) with KNAS's loss Gram in
-    # one joint pass; TE-NAS's (ntk_cond) and the HNAS code's (ntk_trace) kernels
-    assert len(kernels) == 4
+    kernels = {k[1] for k in passes._memo if k[0] == "kernel"}
+    # whole kernels only where a metric needs more than the diagonal: the per-sample NTK
+    # (lambda_min, ntk_cond_per_sample) and TE-NAS's (ntk_cond)
+    assert kernels == {kernel_preset("per-sample"), kernel_preset("tenas")}
+    # the traces (ntk_trace: the HNAS code's kernel; ntk_trace_per_sample: read off the
+    # per-sample kernel, already formed) and KNAS's sum of entries (the loss kernel) as norms
+    norms = {k[1] for k in passes._memo if k[0] == "norms"}
+    loss = KernelSpec(output="loss", bn="sample", params="all")
+    assert norms == {kernel_preset("hnas-code"), kernel_preset("per-sample"), loss}
 
 
 def test_all_none_cell_is_flagged_not_raised() -> None:

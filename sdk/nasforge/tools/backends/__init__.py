@@ -1,4 +1,4 @@
-"""torch.func backends: per-sample gradients and empirical NTKs, chunked, on any device.
+"""torch.func backends: per-sample gradients, their norms and empirical NTKs, chunked, on any device.
 
 Every training-free metric that needs per-sample information goes through here, so the
 same code runs on CPU and CUDA (``device=``) and out-of-memory is handled in one place.
@@ -25,6 +25,12 @@ from nasforge.tools.backends.jacobian import (
 )
 from nasforge.tools.backends.monotone import MONOTONE_ATTR, is_monotone
 from nasforge.tools.backends.ntk import empirical_ntk, empirical_ntks, gram
+from nasforge.tools.backends.sample_norms import (
+    SampleNorms,
+    can_share_norms,
+    joint_sample_grad_norms,
+    sample_grad_norms,
+)
 from nasforge.tools.backends.spec import METHODS, PRESETS, KernelSpec, kernel_preset, preset_name
 from nasforge.tools.backends.spectrum import Spectrum, spectrum
 
@@ -36,8 +42,10 @@ __all__ = [
     "PARAM_SETS",
     "PRESETS",
     "KernelSpec",
+    "SampleNorms",
     "Spectrum",
     "batch_norm_mode",
+    "can_share_norms",
     "can_share_pass",
     "decomposed_jacobian",
     "empirical_ntk",
@@ -47,6 +55,7 @@ __all__ = [
     "is_out_of_memory",
     "jacobian",
     "joint_jacobians",
+    "joint_sample_grad_norms",
     "kernel_preset",
     "layer_parameter_names",
     "map_chunks",
@@ -56,6 +65,7 @@ __all__ = [
     "prunable_layers",
     "resolve_device",
     "retry_on_oom",
+    "sample_grad_norms",
     "spectrum",
     "split_parameters",
 ]

@@ -3,10 +3,13 @@
 Most zero-cost proxies are functionals of the same few quantities: the loss gradient of
 the Conv/Linear weights (grad_norm, snip), its Hessian product (grasp), layer outputs and
 their gradients (fisher), the input gradient (jacob_cov), the ReLU activation pattern
-(naswot) and an empirical kernel (NTK trace, condition number, lambda_min, KNAS).
-:class:`SharedPasses` computes each once, on demand, and memoises it; metrics read from
-it instead of running their own passes. Metrics declare up front which taps of the main
-pass they need, so one forward captures all of them.
+(naswot) and an empirical kernel (condition number, lambda_min). A metric that reads a
+kernel only through its diagonal (an NTK trace, Eigen-NAS's score) or the sum of its
+entries (KNAS) asks for per-sample gradient norms instead, which never form the kernel's
+Jacobian (:meth:`SharedPasses.norms`). :class:`SharedPasses` computes each once, on demand,
+and memoises it; metrics read from it instead of running their own passes. Metrics declare
+up front which taps of the main pass and which kernels they need, so one forward captures
+all of them.
 """
 
 from __future__ import annotations
@@ -23,10 +26,13 @@ from torch import nn
 from nasforge.kernel.metric import Batch, MetricContext
 from nasforge.tools.backends import (
     KernelSpec,
+    SampleNorms,
     Spectrum,
+    can_share_norms,
     can_share_pass,
     empirical_ntks,
     is_out_of_memory,
+    joint_sample_grad_norms,
     prunable_layers,
     resolve_device,
     spectrum,
@@ -146,6 +152,8 @@ class SharedPasses:
         needs: frozenset[str] = frozenset(),
         kernels: frozenset[KernelSpec] = frozenset(),
         *,
+        diagonals: frozenset[KernelSpec] = frozenset(),
+        totals: frozenset[KernelSpec] = frozenset(),
         main_chunk: int | None = None,
     ) -> None:
         unknown = set(needs) - TAPS
@@ -160,6 +168,10 @@ class SharedPasses:
         self.needs = frozenset(needs)
         #: Kernels the metrics will ask for: computed together where they can share a pass.
         self.kernels = frozenset(self._normalise(k) for k in kernels)
+        #: Kernels read only through their diagonal, and through the sum of their entries:
+        #: served by per-sample gradient norms (one pass for those that can share it).
+        self.diagonals = frozenset(self._normalise(k) for k in diagonals)
+        self.totals = frozenset(self._normalise(k) for k in totals)
         self._main: MainPass | None = None
         self._computed: frozenset[str] = frozenset()
         self._memo: dict[Any, Any] = {}
@@ -400,6 +412,39 @@ class SharedPasses:
             )
             for k, theta in zip(group, found, strict=True):
                 self._memo[("kernel", k)] = theta
+        return self._memo[key]
+
+    def norms(self, spec: KernelSpec, *, total: bool = False) -> SampleNorms:
+        """The diagonal of ``spec``'s kernel (and, with ``total``, the sum of its entries).
+
+        From the kernel itself where it is computed anyway (declared in ``kernels``, or
+        already memoised); otherwise from per-sample gradient norms, together with every
+        declared diagonal and total that can share their forward. Memoised by spec.
+        """
+        spec = self._normalise(spec)
+        key = ("norms", spec)
+        found = self._memo.get(key)
+        if found is not None and (found.total is not None or not total):
+            return found
+        if spec in self.kernels or ("kernel", spec) in self._memo:
+            theta = self.kernel(spec)
+            diag = torch.diagonal(theta).clone()
+            rows = diag.reshape(self.batch[0].shape[0], -1) if spec.output == "full" else diag
+            self._memo[key] = SampleNorms(rows, float(theta.sum()))
+            return self._memo[key]
+        wanted = self.diagonals | self.totals
+        others = sorted(
+            (k for k in wanted if k != spec and ("norms", k) not in self._memo and k not in self.kernels),
+            key=KernelSpec.key,
+        )
+        group = [spec] + [k for k in others if can_share_norms([spec, k])]
+        flags = [k in self.totals or (k == spec and total) for k in group]
+        x, y = self.batch
+        results = joint_sample_grad_norms(
+            self.model, x, y, specs=group, chunk_size=self.ctx.chunk_size, device=self.device, totals=flags
+        )
+        for k, result in zip(group, results, strict=True):
+            self._memo[("norms", k)] = result
         return self._memo[key]
 
     def spectrum(self, spec: KernelSpec) -> Spectrum:

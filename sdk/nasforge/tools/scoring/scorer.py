@@ -67,11 +67,17 @@ def _score_model(
     if shared:
         needs: frozenset[str] = frozenset()
         kernels: frozenset[KernelSpec] = frozenset()
+        diagonals: frozenset[KernelSpec] = frozenset()
+        totals: frozenset[KernelSpec] = frozenset()
         for m in per_model:
             if isinstance(m, SharedPassMetric):
                 needs |= m.requirements
                 kernels |= m.kernel_specs
-        passes = SharedPasses(model, batch, ctx, needs=needs, kernels=kernels)
+                diagonals |= m.diagonal_specs
+                totals |= m.total_specs
+        passes = SharedPasses(
+            model, batch, ctx, needs=needs, kernels=kernels, diagonals=diagonals, totals=totals
+        )
     for m in per_model:
         label = metric_label(m)
         if passes is not None and isinstance(m, SharedPassMetric):

@@ -30,7 +30,19 @@ class SharedPassMetric(Metric):
 
     @property
     def kernel_specs(self) -> frozenset[KernelSpec]:
-        """Empirical kernels this instance will ask for (so they can share one pass)."""
+        """Empirical kernels this instance will ask for whole (so they can share one pass)."""
+        return frozenset()
+
+    @property
+    def diagonal_specs(self) -> frozenset[KernelSpec]:
+        """Kernels this instance reads only through their diagonal (a trace): served by
+        per-sample gradient norms (:meth:`SharedPasses.norms`), never the kernel itself."""
+        return frozenset()
+
+    @property
+    def total_specs(self) -> frozenset[KernelSpec]:
+        """Kernels this instance reads only through the sum of their entries (1ᵀΘ1, the
+        squared norm of the summed gradient): served as :attr:`diagonal_specs` are."""
         return frozenset()
 
     @property
@@ -43,7 +55,15 @@ class SharedPassMetric(Metric):
 
     def score(self, model: nn.Module, batch: Batch, *, ctx: MetricContext) -> float:
         with exact_float32():  # as score_model: a score means the same on every device
-            passes = SharedPasses(model, batch, ctx, needs=self.requirements, kernels=self.kernel_specs)
+            passes = SharedPasses(
+                model,
+                batch,
+                ctx,
+                needs=self.requirements,
+                kernels=self.kernel_specs,
+                diagonals=self.diagonal_specs,
+                totals=self.total_specs,
+            )
             return self.score_shared(passes)
 
     @abc.abstractmethod
