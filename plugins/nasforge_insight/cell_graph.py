@@ -20,6 +20,7 @@ from collections.abc import Iterable
 
 import attrs
 
+from nasforge.kernel.converters import to_dict
 from nasforge.kernel.supernet_topology import KeptEdge
 
 
@@ -42,7 +43,7 @@ class CellShape:
     width: float
     depth: int
     contributing: tuple[int, ...]
-    input_share: dict[int, float] = attrs.field(converter=dict)
+    input_share: dict[int, float] = attrs.field(converter=to_dict)
 
     def label(self) -> str:
         """The thesis's notation: ``3.5c, 3``."""

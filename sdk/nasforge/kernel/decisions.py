@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 import attrs
 
+from nasforge.kernel.converters import to_tuple
 from nasforge.kernel.errors import InvalidGenotypeError
 from nasforge.kernel.genotype import Genotype
 
@@ -41,7 +42,7 @@ class Decision:
     """One categorical element of a genotype: its name and the values it may take."""
 
     name: str = attrs.field(validator=[attrs.validators.instance_of(str), attrs.validators.min_len(1)])
-    choices: tuple[Value, ...] = attrs.field(converter=tuple, validator=_choices)
+    choices: tuple[Value, ...] = attrs.field(converter=to_tuple, validator=_choices)
 
 
 class DecisionSpace(Protocol):

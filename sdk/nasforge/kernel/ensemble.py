@@ -27,6 +27,7 @@ import attrs
 import torch
 from torch import nn
 
+from nasforge.kernel.converters import to_dict, to_tuple
 from nasforge.kernel.errors import NasforgeError, first_line
 from nasforge.kernel.genotype import Genotype
 
@@ -59,13 +60,13 @@ class Ensemble:
     are the ensemble's own numbers (e.g. the NLL of its combined prediction).
     """
 
-    members: tuple[Genotype, ...] = attrs.field(converter=tuple, validator=_members)
+    members: tuple[Genotype, ...] = attrs.field(converter=to_tuple, validator=_members)
     weights: tuple[float, ...] = attrs.field(converter=_float_tuple, default=())
     combine: str = attrs.field(default="mean-softmax", validator=attrs.validators.in_(COMBINE_RULES))
     scores: tuple[dict[str, float], ...] = attrs.field(
         converter=lambda v: tuple(dict(s) for s in v), default=()
     )
-    objectives: dict[str, float] = attrs.field(converter=dict, factory=dict)
+    objectives: dict[str, float] = attrs.field(converter=to_dict, factory=dict)
     method: str | None = None
 
     def __attrs_post_init__(self) -> None:

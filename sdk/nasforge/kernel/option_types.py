@@ -22,7 +22,7 @@ import os
 import types
 import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import attrs
 
@@ -250,12 +250,18 @@ def _to_dict(value: Any, _instance: Any, field: attrs.Attribute) -> dict[str, An
     return dict(value)
 
 
-#: attrs converter: a finite number (int or float, not bool), stored as float.
-as_float = attrs.Converter(_to_float, takes_self=True, takes_field=True)
-#: attrs converter: a list or tuple of the field's declared item types, stored as a tuple.
-as_tuple = attrs.Converter(_to_tuple, takes_self=True, takes_field=True)
-#: attrs converter: an object with string keys, stored as a fresh dict.
-as_dict = attrs.Converter(_to_dict, takes_self=True, takes_field=True)
+if TYPE_CHECKING:  # mypy's attrs plugin reads a converter's first parameter, not a Converter object
+
+    def as_float(value: float, /) -> float: ...
+    def as_tuple(value: Iterable[Any] | None, /) -> Any: ...
+    def as_dict(value: Mapping[str, Any], /) -> dict[str, Any]: ...
+else:
+    #: attrs converter: a finite number (int or float, not bool), stored as float.
+    as_float = attrs.Converter(_to_float, takes_self=True, takes_field=True)
+    #: attrs converter: a list or tuple of the field's declared item types, stored as a tuple.
+    as_tuple = attrs.Converter(_to_tuple, takes_self=True, takes_field=True)
+    #: attrs converter: an object with string keys, stored as a fresh dict.
+    as_dict = attrs.Converter(_to_dict, takes_self=True, takes_field=True)
 
 
 _COMPARE = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt}
@@ -294,9 +300,11 @@ def one_of(choices: Sequence[Any]) -> Callable[[Any, attrs.Attribute, Any], None
     return validate
 
 
-def __getattr__(name: str) -> Any:  # OptionError, show and suggest lived here before errors.py
-    if name.startswith("__"):  # the import system's probes (__path__, ...): never a moved name
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from nasforge._moved import moved_attribute
+if not TYPE_CHECKING:  # to a type checker only the current names exist
 
-    return moved_attribute(__name__, name)
+    def __getattr__(name: str) -> Any:  # OptionError, show and suggest lived here before errors.py
+        if name.startswith("__"):  # the import system's probes (__path__, ...): never a moved name
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        from nasforge._moved import moved_attribute
+
+        return moved_attribute(__name__, name)

@@ -38,6 +38,7 @@ from typing import Any
 
 import attrs
 
+from nasforge.kernel.converters import to_tuple
 from nasforge.kernel.files import JsonLinesAppender
 from nasforge.kernel.option_types import in_range, typed
 
@@ -105,7 +106,7 @@ class LatencyKey:
     space_version: str = attrs.field(validator=typed)
     #: The build options as canonical JSON.
     build: str = attrs.field(validator=typed)
-    input_shape: tuple[int, ...] = attrs.field(converter=tuple)
+    input_shape: tuple[int, ...] = attrs.field(converter=to_tuple)
     warmup: int = attrs.field(validator=[typed, in_range(ge=0)])
     repeats: int = attrs.field(validator=[typed, in_range(ge=1)])
     threads: int = attrs.field(validator=[typed, in_range(ge=1)])

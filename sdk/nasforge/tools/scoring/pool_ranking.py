@@ -27,6 +27,7 @@ import attrs
 import numpy as np
 from attrs import validators as v
 
+from nasforge.kernel.converters import to_dict
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.parallelism import Parallelism
 from nasforge.kernel.registry import Registry
@@ -70,7 +71,7 @@ class RankingSettings:
     data: str = attrs.field(default="gaussian", validator=v.min_len(1))
     batch_size: int = attrs.field(default=64, validator=[v.instance_of(int), v.ge(1)])
     labels: str = attrs.field(default="true", validator=v.in_(("true", "random")))
-    build: dict[str, Any] = attrs.field(factory=dict, converter=dict)
+    build: dict[str, Any] = attrs.field(factory=dict, converter=to_dict)
     device: str = attrs.field(default="cpu", validator=v.min_len(1))
     chunk_size: int = attrs.field(default=64, validator=[v.instance_of(int), v.ge(1)])
 

@@ -18,6 +18,7 @@ import attrs
 import numpy as np
 import torch
 
+from nasforge.kernel.converters import to_tuple
 from nasforge.kernel.device import resolve_device
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.metric import Metric, MetricContext, MetricInfo, PopulationMetric
@@ -131,7 +132,7 @@ class ScoreJob:
 
     space: SearchSpace
     #: The per-network metrics of the sweep (population metrics are the parent's job).
-    metrics: tuple[Metric, ...] = attrs.field(converter=tuple)
+    metrics: tuple[Metric, ...] = attrs.field(converter=to_tuple)
     x: torch.Tensor
     y: torch.Tensor
     ctx: MetricContext
