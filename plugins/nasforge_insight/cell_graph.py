@@ -17,6 +17,7 @@ the output is a node of its own, one more connection deep; when it is one comput
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import attrs
 
@@ -24,8 +25,8 @@ from nasforge.kernel.converters import to_dict
 from nasforge.kernel.supernet_topology import KeptEdge
 
 
-def _edges(value: Iterable[Iterable[object]]) -> tuple[KeptEdge, ...]:
-    return tuple(KeptEdge(str(op), int(s), int(t)) for op, s, t in value)  # type: ignore[misc]
+def _edges(value: Iterable[Iterable[Any]]) -> tuple[KeptEdge, ...]:
+    return tuple(KeptEdge(str(op), int(s), int(t)) for op, s, t in value)
 
 
 def _ints(value: Iterable[int]) -> tuple[int, ...]:

@@ -125,16 +125,16 @@ class SearchSpace(abc.ABC):
         """Every architecture, in a stable order, where the space is finite."""
         raise self._missing(ENUMERATE)
 
-    # --- networks -------------------------------------------------------------------
-    def build(self, g: Genotype, **cfg: object) -> nn.Module:
+    # --- networks (a space takes its own keywords: Any-typed *args/**cfg let it override) ---
+    def build(self, g: Genotype, *args: Any, **cfg: Any) -> nn.Module:
         """The stand-alone network of ``g``."""
         raise self._missing(BUILD)
 
-    def supernet(self, **cfg: object) -> nn.Module:
+    def supernet(self, *args: Any, **cfg: Any) -> nn.Module:
         """A weight-sharing network whose architecture parameters are explicit."""
         raise self._missing(SUPERNET)
 
-    def network_factory(self, **cfg: object) -> NetworkFactory | None:
+    def network_factory(self, *args: Any, **cfg: Any) -> NetworkFactory | None:
         """A faster way to build one network after another for sweeps, or None.
 
         Spaces whose ``build`` is slow next to scoring (module construction dominates on

@@ -67,7 +67,7 @@ class Strategy(abc.ABC):
         """
 
     @abc.abstractmethod
-    def tell(self, g: Genotype | Proposal, result: Result) -> None:
+    def tell(self, g: Any, result: Result) -> None:  # Any: a subclass takes what its own ask returns
         """Feed back the result of what this strategy proposed (as ``ask`` returned it)."""
 
     @property

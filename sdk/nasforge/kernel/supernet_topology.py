@@ -131,7 +131,7 @@ class CellTopology:
     zero op removes an addition and cuts nothing off.
     """
 
-    name: str = attrs.field(validator=[v.instance_of(str), v.min_len(1)])
+    name: str = attrs.field(validator=v.and_(v.instance_of(str), v.min_len(1)))
     ops: OpSet = attrs.field(validator=v.instance_of(OpSet))
     edges: tuple[tuple[int, int], ...] = attrs.field(converter=_edges)
     inputs: tuple[int, ...] = attrs.field(converter=_ints)

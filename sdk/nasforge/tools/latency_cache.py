@@ -102,7 +102,7 @@ def _canonical(value: Any) -> str:
 class LatencyKey:
     """Everything a cached latency depends on besides the genotype (module docstring)."""
 
-    space: str = attrs.field(validator=[typed, attrs.validators.min_len(1)])
+    space: str = attrs.field(validator=attrs.validators.and_(typed, attrs.validators.min_len(1)))
     space_version: str = attrs.field(validator=typed)
     #: The build options as canonical JSON.
     build: str = attrs.field(validator=typed)

@@ -39,7 +39,7 @@ from nasforge.tools.scoring.scorer import metric_label
 from nasforge.tools.scoring.sweep import resolve_metrics, score_genotypes
 
 #: ``progress(done, total)`` over every (seed, genotype) of the ranking.
-Progress = Callable[[int, int], None]
+Progress = Callable[[int, int], object]
 #: The shared cache (True), none (False or None), a directory, or a cache object.
 CacheChoice = bool | str | os.PathLike[str] | ScoreCache | None
 
@@ -180,7 +180,7 @@ def _combined(columns: list[tuple[float, ...]], directions: list[bool]) -> np.nd
     return aggregate_ranks(columns, directions)
 
 
-def _offset(progress: Progress, before: int, total: int) -> Callable[[int, int, Genotype], None]:
+def _offset(progress: Progress, before: int, total: int) -> Callable[[int, int, Genotype], object]:
     return lambda done, _n, _g: progress(before + done, total)
 
 

@@ -42,7 +42,7 @@ from nasforge.tools.scoring.scorer import metric_label, score_model
 from nasforge.tools.scoring.table import ScoreTable
 
 MetricSpec = str | Metric
-Progress = Callable[[int, int, Genotype], None]
+Progress = Callable[[int, int, Genotype], object]
 
 
 def resolve_metrics(metrics: Iterable[MetricSpec], *, registry: Registry | None = None) -> list[Metric]:
