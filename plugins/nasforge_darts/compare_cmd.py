@@ -81,7 +81,7 @@ def darts_compare(
         common["batch_size"] = batch_size
     common.update(parse_options(option))
     datasets = tuple(table_dataset) if table_dataset else TABLE_DATASETS
-    strategies = (("darts", {}), ("prdarts", {"preset": preset}))
+    strategies: tuple[tuple[str, dict[str, Any]], ...] = (("darts", {}), ("prdarts", {"preset": preset}))
     rows = compare_on_table(
         seeds=_seeds(seeds),
         strategies=strategies,

@@ -67,10 +67,10 @@ def _concat_nodes(cell: str) -> Any:
 class NasnetCells:
     """Normal and reduction cells of five nodes, each with the nodes its output concatenates."""
 
-    normal: tuple[Edge, ...] = attrs.field(converter=_edges("normal"))
-    normal_concat: tuple[int, ...] = attrs.field(converter=_concat_nodes("normal"))
-    reduce: tuple[Edge, ...] = attrs.field(converter=_edges("reduce"))
-    reduce_concat: tuple[int, ...] = attrs.field(converter=_concat_nodes("reduce"))
+    normal: tuple[Edge, ...] = attrs.field(converter=_edges("normal"))  # type: ignore[misc]  # made per cell
+    normal_concat: tuple[int, ...] = attrs.field(converter=_concat_nodes("normal"))  # type: ignore[misc]  # as above
+    reduce: tuple[Edge, ...] = attrs.field(converter=_edges("reduce"))  # type: ignore[misc]  # made per cell
+    reduce_concat: tuple[int, ...] = attrs.field(converter=_concat_nodes("reduce"))  # type: ignore[misc]  # as above
 
     def to_choices(self) -> tuple[str | int, ...]:
         pairs = tuple(x for pair in (*self.normal, *self.reduce) for x in pair)

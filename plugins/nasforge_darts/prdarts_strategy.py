@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import torch
@@ -58,7 +59,7 @@ def op_groups(ops: OpSet, cfg: PRDartsConfig) -> list[OpGroup]:
 
 def regulariser(
     view: SupernetView,
-    betas: list[torch.Tensor],
+    betas: Sequence[torch.Tensor],
     tau: float,
     cfg: PRDartsConfig,
     masks: list[torch.Tensor] | None = None,
@@ -117,7 +118,7 @@ def selected_weights(gates: torch.Tensor, mask: torch.Tensor, mode: str) -> torc
 
 
 def regulariser_gradient_onset(
-    betas: list[torch.Tensor], cfg: PRDartsConfig, epochs: int, *, floor: float = 0.0
+    betas: Sequence[torch.Tensor], cfg: PRDartsConfig, epochs: int, *, floor: float = 0.0
 ) -> int | None:
     """The first epoch whose temperature gives ``d P(g != 0) / d beta > floor`` for some entry
     of ``betas`` in their own dtype (None: never in ``epochs``).
@@ -138,7 +139,7 @@ def regulariser_gradient_onset(
     return None
 
 
-def saturation_warning(betas: list[torch.Tensor], cfg: PRDartsConfig, epochs: int) -> str | None:
+def saturation_warning(betas: Sequence[torch.Tensor], cfg: PRDartsConfig, epochs: int) -> str | None:
     """A one-line warning when the regulariser has no gradient at the first epoch (research
     note 2.2: the paper's tau = 10 start), with the epochs from which it has one and from
     which it reaches 1 % of its largest value (``p (1 - p) >= 0.0025``); None otherwise."""
@@ -215,7 +216,7 @@ class PRDartsStrategy(BilevelSearch):
             draws.append((u, mask))
         return draws
 
-    def _weights(self, betas: list[torch.Tensor], draws: list[Draw]) -> Weights:
+    def _weights(self, betas: Sequence[torch.Tensor], draws: list[Draw]) -> Weights:
         """The edge weights of ``draws`` as a function of ``betas`` (differentiable)."""
         gate = self._gate()
         return [
@@ -239,7 +240,9 @@ class PRDartsStrategy(BilevelSearch):
         if self.cfg.order == 1:
             weights, masks = self._sample(view, ctx)
             ce = F.cross_entropy(view.forward(val[0], weights), val[1])
-            grads_ce = torch.autograd.grad(ce, betas, allow_unused=True, retain_graph=False)
+            grads_ce: Sequence[torch.Tensor | None] = torch.autograd.grad(
+                ce, betas, allow_unused=True, retain_graph=False
+            )
             info["arch_ce"] = float(ce.detach())
         else:
             grads_ce, masks = self._unrolled_ce_gradient(view, train, val, ctx)

@@ -14,6 +14,8 @@ import attrs
 import torch
 from attrs import validators as v
 
+from nasforge.kernel.converters import to_tuple
+
 PATH_AGGREGATORS = ("mean", "sum", "union")
 
 
@@ -22,7 +24,7 @@ class OpGroup:
     """A set of ops penalised together, with its coefficient (lambda)."""
 
     name: str
-    ops: tuple[str, ...] = attrs.field(converter=tuple)
+    ops: tuple[str, ...] = attrs.field(converter=to_tuple)
     weight: float = attrs.field(converter=float, validator=v.ge(0.0))
 
 

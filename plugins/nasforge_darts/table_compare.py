@@ -21,6 +21,7 @@ from typing import Any
 import attrs
 import torch
 
+from nasforge.kernel.converters import to_tuple
 from nasforge.kernel.datasets import load_dataset
 from nasforge.kernel.registry import Registry, get_registry
 from nasforge.kernel.run_context import RunContext
@@ -50,9 +51,9 @@ class CompareRow:
     accuracy: dict[str, float]
     seconds: float
     #: Skip share of the cell derived at the end of every epoch (the skip trajectory).
-    skip_share_by_epoch: tuple[float, ...] = attrs.field(default=(), converter=tuple)
+    skip_share_by_epoch: tuple[float, ...] = attrs.field(default=(), converter=to_tuple)
     #: The final architecture parameters, one nested list per cell type.
-    arch_parameters: tuple[Any, ...] = attrs.field(default=(), converter=tuple)
+    arch_parameters: tuple[Any, ...] = attrs.field(default=(), converter=to_tuple)
     #: For a strategy that may derive the zero op (DARTS on NB201): the same search's
     #: cell derived again with ``none`` excluded, as PR-DARTS derives (no extra search):
     #: ``{"genotype", "skip_share", "accuracy"}``; None where the zero op is already excluded.

@@ -17,7 +17,7 @@ import math
 import random
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import attrs
 
@@ -35,7 +35,7 @@ from nasforge.tools.scoring import (
 )
 from nasforge_eigennas.settings import ScoreSettings
 
-Progress = Callable[[int, int], None]
+Progress = Callable[[int, int], object]
 #: Uniform draws per wanted candidate before a sample settles for fewer distinct ones.
 DRAWS_PER_CANDIDATE = 50
 
@@ -112,7 +112,9 @@ def score_candidates(
         device=settings.device,
         chunk_size=settings.chunk_size,
         build=build_options(space, settings, batch),
-        cache=resolve_cache(cache) if cache in (None, True, False) else cache_directory(cache, space),
+        cache=resolve_cache(cache)
+        if cache in (None, True, False)
+        else cache_directory(cast("str | Path", cache), space),
         progress=None if progress is None else (lambda done, total, _g: progress(done, total)),
         registry=registry,
         executor=executor if executor is not None else "inprocess",

@@ -12,6 +12,7 @@ from typing import Any, Literal
 import attrs
 from attrs import validators as v
 
+from nasforge.kernel.converters import to_dict
 from nasforge.kernel.option_types import MAX_COUNT
 
 Labels = Literal["true", "random"]
@@ -53,7 +54,7 @@ class ScoreSettings:
     labels: Labels = attrs.field(default="true", validator=v.in_(("true", "random")))
     #: ``space.build`` options for every candidate (e.g. {"C": 8, "N": 1}); the data fills
     #: ``num_classes``/``in_channels`` where the build takes them and these do not say.
-    build: dict[str, Any] = attrs.field(factory=dict, converter=dict)
+    build: dict[str, Any] = attrs.field(factory=dict, converter=to_dict)
     #: Seed of the batch and of every network's initialisation.
     init_seed: int = attrs.field(default=0, validator=v.instance_of(int))
     device: str = attrs.field(default="cpu", validator=v.instance_of(str))

@@ -101,7 +101,7 @@ class MLPSupernet(SupernetMixin, nn.Module):
         self.alpha_skip = nn.Parameter(1e-3 * torch.randn(self._topology[1].shape))
 
     @property
-    def topology(self) -> tuple[CellTopology, ...]:
+    def topology(self) -> tuple[CellTopology, ...]:  # type: ignore[override]  # read-only: the mixin only reads it
         return self._topology
 
     def arch_parameters(self) -> list[nn.Parameter]:

@@ -74,6 +74,7 @@ class ExactGP:
         """log p(y | X, θ) of the (normalised) targets; the current θ by default."""
         ls = self.length_scale if length_scale is None else length_scale
         amp = self.amplitude if amplitude is None else amplitude
+        assert ls is not None, "fit the GP first"
         k = matern52(self.x, self.x, ls, amp)
         k = k + self.settings.noise * torch.eye(k.shape[0], dtype=k.dtype)
         chol = torch.linalg.cholesky(k)

@@ -29,13 +29,14 @@ run made with its own registry scores its pool with that registry's components.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
 import random
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import numpy as np
@@ -54,6 +55,9 @@ from nasforge.tools.scoring import InProcessSweep, SweepExecutor, fixed_batch, m
 from nasforge_hnas.pool_cache import PoolCache
 from nasforge_hnas.pool_metrics import PoolMetrics, measure
 from nasforge_hnas.pool_settings import M_TRACE, PoolSettings
+
+if TYPE_CHECKING:
+    from nasforge_hnas.shared_cache import SharedPoolCache
 
 Progress = Callable[[int, int], None]
 
@@ -119,7 +123,7 @@ class PoolScorer:
         self,
         space: SearchSpace,
         settings: PoolSettings,
-        cache: PoolCache | None = None,
+        cache: PoolCache | SharedPoolCache | None = None,
         *,
         registry: Registry | None = None,
         executor: SweepExecutor | None = None,
@@ -270,7 +274,7 @@ def score_pool_chunk(job: PoolJob, chunk: list[tuple[Genotype, float | None]]) -
     for g, known in chunk:
         start = time.perf_counter()
         try:
-            model = seeded_build(lambda g=g: job.space.build(g, **job.build), s.init_seed)
+            model = seeded_build(functools.partial(job.space.build, g, **job.build), s.init_seed)
             model = model.to(s.device).train()
             metric, kappa = measure(model, batch, spec=job.kernel, metric=job.metric, ctx=ctx, kappa=known)
         except (RuntimeError, ValueError):  # flagged as NaN; one bad net must not stop a pool

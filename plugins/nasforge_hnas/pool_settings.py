@@ -14,6 +14,7 @@ from typing import Any
 import attrs
 from attrs import validators as v
 
+from nasforge.kernel.converters import to_dict
 from nasforge.tools.backends import BN_MODES, OUTPUTS, PARAM_SETS, KernelSpec, kernel_preset
 
 
@@ -65,7 +66,7 @@ class PoolSettings:
     )
     num_classes: int = attrs.field(default=10, validator=[v.instance_of(int), v.ge(1)])
     #: Options of ``space.build`` (e.g. {"C": 8, "N": 1}); same for every candidate.
-    build: dict[str, Any] = attrs.field(factory=dict, converter=dict)
+    build: dict[str, Any] = attrs.field(factory=dict, converter=to_dict)
     #: Seed of the batch and of every network's initialisation (not the search seed).
     init_seed: int = attrs.field(default=0, validator=v.instance_of(int))
     device: str = attrs.field(default="cpu", validator=v.instance_of(str))

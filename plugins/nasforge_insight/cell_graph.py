@@ -17,14 +17,16 @@ the output is a node of its own, one more connection deep; when it is one comput
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import attrs
 
+from nasforge.kernel.converters import to_dict
 from nasforge.kernel.supernet_topology import KeptEdge
 
 
-def _edges(value: Iterable[Iterable[object]]) -> tuple[KeptEdge, ...]:
-    return tuple(KeptEdge(str(op), int(s), int(t)) for op, s, t in value)  # type: ignore[misc]
+def _edges(value: Iterable[Iterable[Any]]) -> tuple[KeptEdge, ...]:
+    return tuple(KeptEdge(str(op), int(s), int(t)) for op, s, t in value)
 
 
 def _ints(value: Iterable[int]) -> tuple[int, ...]:
@@ -42,7 +44,7 @@ class CellShape:
     width: float
     depth: int
     contributing: tuple[int, ...]
-    input_share: dict[int, float] = attrs.field(converter=dict)
+    input_share: dict[int, float] = attrs.field(converter=to_dict)
 
     def label(self) -> str:
         """The thesis's notation: ``3.5c, 3``."""

@@ -26,6 +26,7 @@ import attrs
 from attrs import validators as v
 from torch import nn
 
+from nasforge.kernel.converters import to_tuple
 from nasforge.kernel.datasets import TensorData
 from nasforge.kernel.errors import NasforgeError
 from nasforge.kernel.seeding import LocalRandomness, seeded_generator
@@ -56,12 +57,12 @@ class Curve:
 
     label: str
     seed: int
-    step_loss: tuple[float, ...] = attrs.field(converter=tuple)
-    epoch_loss: tuple[float, ...] = attrs.field(converter=tuple)
-    test_loss: tuple[float, ...] = attrs.field(converter=tuple)
+    step_loss: tuple[float, ...] = attrs.field(converter=to_tuple)
+    epoch_loss: tuple[float, ...] = attrs.field(converter=to_tuple)
+    test_loss: tuple[float, ...] = attrs.field(converter=to_tuple)
     test_accuracy: float
     seconds: float
-    test_accuracies: tuple[float, ...] = attrs.field(default=(), converter=tuple)
+    test_accuracies: tuple[float, ...] = attrs.field(default=(), converter=to_tuple)
 
     @property
     def auc(self) -> float:

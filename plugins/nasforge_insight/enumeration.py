@@ -20,6 +20,7 @@ from collections.abc import Iterator
 
 import attrs
 
+from nasforge.kernel.converters import to_dict
 from nasforge.kernel.supernet_topology import CellTopology, KeptEdge, OneOpPerEdge
 from nasforge_insight.cell_graph import CellGraph, CellShape, width_depth
 
@@ -53,7 +54,7 @@ class Census:
 
     cell: str
     total: int
-    counts: dict[Shape, int] = attrs.field(converter=dict)
+    counts: dict[Shape, int] = attrs.field(converter=to_dict)
     widest_shallowest: tuple[KeptEdge, ...]
     narrowest_deepest: tuple[KeptEdge, ...]
 

@@ -27,6 +27,7 @@ import torch.nn.functional as F
 from torch import nn
 from torch.func import functional_call, grad, vmap
 
+from nasforge.kernel.converters import to_dict
 from nasforge.kernel.errors import NasforgeError
 
 Loss = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
@@ -46,7 +47,7 @@ class GradVariance:
     mean_sq_norm: float
     samples: int
     method: str
-    blocks: dict[str, float] = attrs.field(factory=dict, converter=dict)
+    blocks: dict[str, float] = attrs.field(factory=dict, converter=to_dict)
 
     def to_json(self) -> dict[str, object]:
         return {

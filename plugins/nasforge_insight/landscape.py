@@ -21,6 +21,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from nasforge.kernel.converters import to_tuple
 from nasforge.kernel.seeding import seeded_generator
 
 Loss = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
@@ -44,8 +45,8 @@ def filter_normalised_direction(model: nn.Module, generator: torch.Generator) ->
 class Surface:
     """Losses on a grid: ``losses[i][j]`` at ``(alphas[j], betas[i])``."""
 
-    alphas: tuple[float, ...] = attrs.field(converter=tuple)
-    betas: tuple[float, ...] = attrs.field(converter=tuple)
+    alphas: tuple[float, ...] = attrs.field(converter=to_tuple)
+    betas: tuple[float, ...] = attrs.field(converter=to_tuple)
     losses: tuple[tuple[float, ...], ...] = attrs.field(converter=lambda rows: tuple(tuple(r) for r in rows))
     centre: float
     cosine: float

@@ -21,6 +21,7 @@ from typing import Any
 
 import attrs
 
+from nasforge.kernel.converters import to_dict, to_tuple
 from nasforge.kernel.datasets import TensorData, network_options
 from nasforge.kernel.errors import NasforgeError
 from nasforge.kernel.files import atomic_write_text
@@ -53,8 +54,8 @@ class InsightSettings:
     different options, so one page can hold both: ``nb201:N=1``, ``darts:layers=5``)."""
 
     probe: ProbeSettings = ProbeSettings()
-    seeds: tuple[int, ...] = attrs.field(default=(0,), converter=tuple)
-    build: dict[str, Any] = attrs.field(factory=dict, converter=dict)
+    seeds: tuple[int, ...] = attrs.field(default=(0,), converter=to_tuple)
+    build: dict[str, Any] = attrs.field(factory=dict, converter=to_dict)
     samples: int = 256
     landscape_steps: int = 11
     landscape_span: float = 1.0

@@ -111,7 +111,7 @@ class NasiConfig:
 
         ν₀ None means "calibrate by eq. 40 before the search, then multiply by the factor".
         """
-        rule = "eq40-mean" if self.nu0 is None else self.nu0
+        rule: str | float = "eq40-mean" if self.nu0 is None else self.nu0
         if not isinstance(rule, str):
             return float(rule), 1.0, "given"
         if rule == "paper":

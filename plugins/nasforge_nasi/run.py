@@ -10,6 +10,7 @@ from typing import Any
 
 import attrs
 
+from nasforge.kernel.converters import to_tuple
 from nasforge.kernel.genotype import Genotype
 
 
@@ -19,18 +20,18 @@ class NasiRun:
 
     genotype: Genotype
     #: α* = α₀ + Δ* per logits tensor (α₀ = 0), as nested lists.
-    alpha_star: tuple[list[list[float]], ...] = attrs.field(converter=tuple)
+    alpha_star: tuple[list[list[float]], ...] = attrs.field(converter=to_tuple)
     #: Θ̃ of the architecture sampled at each step.
-    proxies: tuple[float, ...] = attrs.field(converter=tuple)
+    proxies: tuple[float, ...] = attrs.field(converter=to_tuple)
     #: ν_t in force at each step.
-    nus: tuple[float, ...] = attrs.field(converter=tuple)
+    nus: tuple[float, ...] = attrs.field(converter=to_tuple)
     #: ‖G_t‖ at each step.
-    grad_norms: tuple[float, ...] = attrs.field(converter=tuple)
+    grad_norms: tuple[float, ...] = attrs.field(converter=to_tuple)
     #: ν (fix) or ν₀ (ada), and the eq. 40 proxies it came from (empty when given).
     nu0: float
     #: How ν₀ was chosen: "given" or a rule of config.NU0_RULES ("paper" resolved by mode).
     nu0_rule: str
-    calibration: tuple[float, ...] = attrs.field(converter=tuple)
+    calibration: tuple[float, ...] = attrs.field(converter=to_tuple)
     #: Why α* could not be used (all sampled gradients zero), else None.
     fallback: str | None
     seconds: float

@@ -66,7 +66,11 @@ def calibrate_nu(
                 for a, m in zip(zeros, relaxation.masks(), strict=True)
             ]
         value = trace_proxy(
-            lambda inp, s=samples: relaxation.forward(supernet, inp, s), weights, x, y, loss=config.loss
+            lambda inp, s=samples: relaxation.forward(supernet, inp, s),  # type: ignore[misc]  # s bound
+            weights,
+            x,
+            y,
+            loss=config.loss,
         )
         out.append(float(value))
     return out
@@ -117,7 +121,7 @@ def run_nasi(
                 for a, m in zip(alphas, masks, strict=True)
             ]
             trace = trace_proxy(
-                lambda inp, s=samples: relaxation.forward(supernet, inp, s),
+                lambda inp, s=samples: relaxation.forward(supernet, inp, s),  # type: ignore[misc]  # s bound
                 weights,
                 x,
                 y,
@@ -172,7 +176,7 @@ def _fork(batches: BatchSource, generator: torch.Generator) -> BatchSource:
             "eq. 40 calibration needs a batch source of its own: pass calibration_batches, "
             "or batches with a fork(generator) method (ProxyBatches)"
         )
-    return fork(generator)  # type: ignore[no-any-return]
+    return fork(generator)
 
 
 def _on(mask: torch.Tensor | None, device: torch.device) -> torch.Tensor | None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import cast
 
 import torch
 from torch import nn
@@ -59,7 +60,7 @@ class NB201NetworkFactory:
         self._plan.append(_leaves(net.lastact) + _leaves(net.classifier))
 
     def build(self, g: Genotype | Sequence[str], seed: int) -> NB201Network:
-        ops = tuple(g.choices if isinstance(g, Genotype) else g)
+        ops = cast("tuple[str, ...]", tuple(g.choices if isinstance(g, Genotype) else g))  # checked next
         check_ops(ops)
         net = self.network
         leaves: list[nn.Module] = []
@@ -88,7 +89,7 @@ class NB201NetworkFactory:
                     module = make_op(op, self._cell_widths[i])
                 module = module.to_empty(device="cpu")
                 entry = self._ops[key] = (module, _leaves(module), list(module.modules()))
-            edges._modules[str(e)] = entry[0]
+            cast(nn.Module, edges)._modules[str(e)] = entry[0]
             out.extend(entry[1])
             modules.extend(entry[2])
         return out
@@ -97,7 +98,7 @@ class NB201NetworkFactory:
 def _leaves(module: nn.Module) -> list[nn.Module]:
     """The modules under ``module`` (itself included) that hold state, in registration
     order; anything this file does not know how to re-initialise is refused."""
-    out = []
+    out: list[nn.Module] = []
     for m in module.modules():
         if isinstance(m, nn.Conv2d | nn.Linear | nn.BatchNorm2d):
             out.append(m)
@@ -125,6 +126,7 @@ def _redraw(leaves: list[nn.Module], gen: torch.Generator) -> None:
                     _fresh(m.weight)
                     _fresh(m.bias)
                 continue
+            m = cast("nn.Conv2d | nn.Linear", m)  # what _leaves keeps besides BN
             init.kaiming_uniform_(m.weight, a=math.sqrt(5), generator=gen)
             _fresh(m.weight)
             if m.bias is not None:

@@ -226,7 +226,7 @@ class NB201Supernet(SupernetMixin, MacroNetwork):
 _EDGE_KEY = re.compile(r"(?P<prefix>layers\.\d+\.)edges\.(?P<edge>\d+)\.ops\.(?P<op>\d+)\.(?P<rest>.+)")
 
 
-def _check_weights(weights: torch.Tensor) -> torch.Tensor:
+def _check_weights(weights: object) -> torch.Tensor:
     if not isinstance(weights, torch.Tensor) or tuple(weights.shape) != ALPHA_SHAPE:
         shape = tuple(weights.shape) if isinstance(weights, torch.Tensor) else type(weights)
         raise ValueError(f"edge weights must be a tensor of shape {ALPHA_SHAPE}, got {shape}")

@@ -61,10 +61,6 @@ def _frozen_array(dtype: Any, shape: tuple[int, ...]) -> Any:
     return check
 
 
-def _per_dataset(dtype: Any = np.float64) -> Any:
-    return attrs.field(validator=_frozen_array(dtype, (_N, _ND)), repr=False)
-
-
 @attrs.frozen(eq=False)
 class NB201Table:
     """Every recorded number of all 15,625 cells, indexed by benchmark row (= benchmark index).
@@ -75,15 +71,15 @@ class NB201Table:
     """
 
     #: 200-epoch validation accuracy (percent), mean over ``valid_seeds`` runs: what a search observes.
-    valid_accuracy: np.ndarray = _per_dataset()
+    valid_accuracy: np.ndarray = attrs.field(validator=_frozen_array(np.float64, (_N, _ND)), repr=False)
     #: 200-epoch test accuracy (percent): what a search reports for the cell it chose.
-    test_accuracy: np.ndarray = _per_dataset()
+    test_accuracy: np.ndarray = attrs.field(validator=_frozen_array(np.float64, (_N, _ND)), repr=False)
     #: The benchmark's recorded wall seconds of the 200-epoch training run: what a query costs.
-    train_seconds: np.ndarray = _per_dataset()
+    train_seconds: np.ndarray = attrs.field(validator=_frozen_array(np.float64, (_N, _ND)), repr=False)
     #: The benchmark's recorded inference latency (ms per batch, its own hardware).
-    latency_ms: np.ndarray = _per_dataset()
+    latency_ms: np.ndarray = attrs.field(validator=_frozen_array(np.float64, (_N, _ND)), repr=False)
     #: How many seed runs each validation mean covers (2 or 3).
-    valid_seeds: np.ndarray = _per_dataset(np.int8)
+    valid_seeds: np.ndarray = attrs.field(validator=_frozen_array(np.int8, (_N, _ND)), repr=False)
     #: Parameters in millions (CIFAR-10 head).
     params_mb: np.ndarray = attrs.field(validator=_frozen_array(np.float64, (_N,)), repr=False)
     #: Row index -> architecture code.

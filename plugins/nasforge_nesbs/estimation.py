@@ -129,7 +129,7 @@ class SupernetPredictor:
             self.cache[a] = torch.cat(out)
         return self.cache[a]
 
-    def _normalisation(self, w: torch.Tensor) -> Any:
+    def _normalisation(self, w: list[torch.Tensor]) -> Any:
         if self.bn == "batch":
             return batch_norm_mode(self.supernet, "batch")
         assert self.calibration is not None

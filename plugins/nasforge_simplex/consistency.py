@@ -43,6 +43,7 @@ import attrs
 import torch
 import torch.nn.functional as F
 
+from nasforge.kernel.converters import to_tuple
 from nasforge.kernel.seeding import seeded_generator
 from nasforge.tools.scoring import kendall
 from nasforge_simplex.losses import squared_targets
@@ -93,7 +94,7 @@ class NearDuplicate:
 class ConsistencyReport:
     """The diagnostic of one mixed edge: the numbers, the verdict and why."""
 
-    ops: tuple[str, ...] = attrs.field(converter=tuple)
+    ops: tuple[str, ...] = attrs.field(converter=to_tuple)
     alpha: tuple[float, ...] = attrs.field(converter=_floats)
     #: The loss each candidate has with the shared weights (the paper's L_i); without
     #: targets, the geometric loss (what L_i is under A3).
@@ -114,7 +115,7 @@ class ConsistencyReport:
     #: E2 margins of the arg max against each candidate (NaN at the arg max itself).
     margins: tuple[float, ...] = attrs.field(converter=_floats)
     exact_ok: bool
-    near_duplicates: tuple[NearDuplicate, ...] = attrs.field(converter=tuple)
+    near_duplicates: tuple[NearDuplicate, ...] = attrs.field(converter=to_tuple)
     fragility: float
     equidistance_cv: float
     linearity_gap: float | None
@@ -125,9 +126,9 @@ class ConsistencyReport:
     regime: str
     verdict: str
     reason: str
-    warnings: tuple[str, ...] = attrs.field(converter=tuple)
-    rank_by_alpha: tuple[int, ...] = attrs.field(converter=tuple)
-    rank_by_shared: tuple[int, ...] = attrs.field(converter=tuple)
+    warnings: tuple[str, ...] = attrs.field(converter=to_tuple)
+    rank_by_alpha: tuple[int, ...] = attrs.field(converter=to_tuple)
+    rank_by_shared: tuple[int, ...] = attrs.field(converter=to_tuple)
     kendall_tau: float
 
     @property

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from torch import nn
 from torch.nn.modules.batchnorm import _BatchNorm
+
+if TYPE_CHECKING:
+    import torch
 
 
 @contextmanager
@@ -38,7 +42,7 @@ def in_train_mode(model: nn.Module) -> bool:
     return all(m.training for m in model.modules())
 
 
-def _identity(x: object, *_: object, **__: object) -> object:
+def _identity(x: torch.Tensor, *_: object, **__: object) -> torch.Tensor:
     return x
 
 
@@ -51,7 +55,7 @@ def batch_norm_removed(model: nn.Module) -> Iterator[None]:
     """
     bns = [m for m in model.modules() if isinstance(m, _BatchNorm)]
     for m in bns:
-        m.forward = _identity  # type: ignore[method-assign]
+        m.forward = _identity  # type: ignore[method-assign, assignment]  # an instance attribute, not a method
     try:
         yield
     finally:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, cast
 
 import torch
 from torch.func import functional_call
@@ -90,7 +90,8 @@ def _forward_only(model: torch.nn.Module, x: torch.Tensor) -> float:
             for m in model.modules():
                 if isinstance(m, _BatchNorm):  # removed: its tensors are never read
                     continue
-                for table, absolute in ((m._parameters, True), (m._buffers, False)):
+                params = cast("dict[str, torch.Tensor | None]", m._parameters)  # swapped for tensors here
+                for table, absolute in ((params, True), (m._buffers, False)):
                     for name, t in table.items():
                         if t is None or not t.is_floating_point():
                             continue

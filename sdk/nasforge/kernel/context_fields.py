@@ -48,7 +48,7 @@ _KIND_WORDS = {"space": "search space"}
 
 def declared_fields(component: Any) -> frozenset[str]:
     """The context fields ``component`` (a class or instance) declares; none if it does not."""
-    fields = getattr(component, "context_fields", frozenset())
+    fields: object = getattr(component, "context_fields", frozenset())
     return frozenset(fields) if isinstance(fields, Iterable) and not isinstance(fields, str) else frozenset()
 
 
@@ -129,7 +129,7 @@ def construction_mistake(kind: str, name: str, cls: Any) -> str | None:
     the run's positional arguments. A class with its own ``from_context`` is checked by
     building it (the kits do)."""
     owner = f"{_KIND_WORDS.get(kind, kind)} '{name}'"
-    raw = getattr(cls, "context_fields", frozenset())
+    raw: object = getattr(cls, "context_fields", frozenset())
     if isinstance(raw, str) or not isinstance(raw, Iterable) or not all(isinstance(f, str) for f in raw):
         return f"{owner}: context_fields must be a set of field names, got {raw!r}"
     for field in sorted(declared_fields(cls)):

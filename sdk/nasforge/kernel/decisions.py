@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 import attrs
 
+from nasforge.kernel.converters import to_tuple
 from nasforge.kernel.errors import InvalidGenotypeError
 from nasforge.kernel.genotype import Genotype
 
@@ -40,16 +41,18 @@ def _choices(_inst: Any, _attr: attrs.Attribute, value: tuple[Value, ...]) -> No
 class Decision:
     """One categorical element of a genotype: its name and the values it may take."""
 
-    name: str = attrs.field(validator=[attrs.validators.instance_of(str), attrs.validators.min_len(1)])
-    choices: tuple[Value, ...] = attrs.field(converter=tuple, validator=_choices)
+    name: str = attrs.field(
+        validator=attrs.validators.and_(attrs.validators.instance_of(str), attrs.validators.min_len(1))
+    )
+    choices: tuple[Value, ...] = attrs.field(converter=to_tuple, validator=_choices)
 
 
 class DecisionSpace(Protocol):
     """What these functions use of a :class:`~nasforge.kernel.search_space.SearchSpace` (a
     protocol, so the contract module does not import this one back)."""
 
-    name: str
-
+    @property
+    def name(self) -> str: ...
     def decisions(self) -> tuple[Decision, ...]: ...
     def genotype(self, choices: Sequence[Value]) -> Genotype: ...
     def validate(self, g: Genotype) -> None: ...

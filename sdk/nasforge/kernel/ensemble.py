@@ -20,13 +20,14 @@ this module holds the value alone.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import attrs
 import torch
 from torch import nn
 
+from nasforge.kernel.converters import to_dict, to_tuple
 from nasforge.kernel.errors import NasforgeError, first_line
 from nasforge.kernel.genotype import Genotype
 
@@ -50,6 +51,10 @@ def _float_tuple(value: Sequence[float]) -> tuple[float, ...]:
     return tuple(float(v) for v in value)
 
 
+def _score_dicts(value: Iterable[Mapping[str, float]]) -> tuple[dict[str, float], ...]:
+    return tuple(dict(s) for s in value)
+
+
 @attrs.frozen
 class Ensemble:
     """Members (genotypes of one space), their weights, the combine rule, and their scores.
@@ -59,13 +64,11 @@ class Ensemble:
     are the ensemble's own numbers (e.g. the NLL of its combined prediction).
     """
 
-    members: tuple[Genotype, ...] = attrs.field(converter=tuple, validator=_members)
+    members: tuple[Genotype, ...] = attrs.field(converter=to_tuple, validator=_members)
     weights: tuple[float, ...] = attrs.field(converter=_float_tuple, default=())
     combine: str = attrs.field(default="mean-softmax", validator=attrs.validators.in_(COMBINE_RULES))
-    scores: tuple[dict[str, float], ...] = attrs.field(
-        converter=lambda v: tuple(dict(s) for s in v), default=()
-    )
-    objectives: dict[str, float] = attrs.field(converter=dict, factory=dict)
+    scores: tuple[dict[str, float], ...] = attrs.field(converter=_score_dicts, default=())
+    objectives: dict[str, float] = attrs.field(converter=to_dict, factory=dict)
     method: str | None = None
 
     def __attrs_post_init__(self) -> None:
@@ -176,6 +179,8 @@ class EnsembleModule(nn.Module):
 
     What a fused ONNX export traces, so the rule lives in one place for PyTorch and ONNX.
     """
+
+    weight_vector: torch.Tensor  # a buffer (registered in __init__)
 
     def __init__(self, models: Sequence[nn.Module], weights: Sequence[float], combine: str) -> None:
         super().__init__()

@@ -3,17 +3,69 @@
 Registration hooks return a list of classes (each with a ``name`` class attribute);
 event hooks are called for loggers and callbacks and their return values are ignored,
 except ``nasforge_should_stop``'s, which ends a run.
+
+The two markers are pluggy's, typed so that a decorated function keeps its own signature
+(pluggy's own ``__call__`` returns a union that would hide it from a type checker).
 """
+
+# mypy: disable-error-code="empty-body"
+# (a hook specification is a signature: pluggy reads it and never calls the body)
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol, TypeVar, cast, overload
 
 import pluggy
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+class HookimplDecorator(Protocol):
+    """``@hookimpl`` or ``@hookimpl(tryfirst=True, ...)``: marks a plugin's hook function."""
+
+    project_name: str
+
+    @overload
+    def __call__(self, function: _F, /) -> _F: ...
+    @overload
+    def __call__(
+        self,
+        function: None = None,
+        /,
+        *,
+        hookwrapper: bool = False,
+        optionalhook: bool = False,
+        tryfirst: bool = False,
+        trylast: bool = False,
+        specname: str | None = None,
+        wrapper: bool = False,
+    ) -> Callable[[_F], _F]: ...
+
+
+class HookspecDecorator(Protocol):
+    """``@hookspec`` or ``@hookspec(firstresult=True, ...)``: declares a hook."""
+
+    project_name: str
+
+    @overload
+    def __call__(self, function: _F, /) -> _F: ...
+    @overload
+    def __call__(
+        self,
+        function: None = None,
+        /,
+        *,
+        firstresult: bool = False,
+        historic: bool = False,
+        warn_on_impl: Warning | None = None,
+        warn_on_impl_args: Mapping[str, Warning] | None = None,
+    ) -> Callable[[_F], _F]: ...
+
+
 PROJECT = "nasforge"
-hookspec = pluggy.HookspecMarker(PROJECT)
-hookimpl = pluggy.HookimplMarker(PROJECT)
+hookspec = cast(HookspecDecorator, pluggy.HookspecMarker(PROJECT))
+hookimpl = cast(HookimplDecorator, pluggy.HookimplMarker(PROJECT))
 
 
 @hookspec

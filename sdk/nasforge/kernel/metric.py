@@ -119,10 +119,12 @@ class PopulationMetric(Metric):
         """This metric's column (row-aligned) from the members' columns of scores."""
 
 
-def __getattr__(name: str) -> Any:
-    if name == "Batch":  # made on first use: the alias needs torch, the contract does not
-        import torch
+if not TYPE_CHECKING:  # Batch: typed above
 
-        globals()["Batch"] = batch = tuple[torch.Tensor, torch.Tensor]
-        return batch
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    def __getattr__(name: str) -> Any:
+        if name == "Batch":  # made on first use: the alias needs torch, the contract does not
+            import torch
+
+            globals()["Batch"] = batch = tuple[torch.Tensor, torch.Tensor]
+            return batch
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

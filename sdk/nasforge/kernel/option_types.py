@@ -22,7 +22,7 @@ import os
 import types
 import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 import attrs
 
@@ -154,8 +154,8 @@ def hints_of(target: Callable[..., Any]) -> dict[str, Any]:
     A hint that names something only imported under TYPE_CHECKING cannot be resolved;
     its options are then left unchecked rather than blocking the call.
     """
-    if attrs.has(target):  # type: ignore[arg-type]
-        return _field_hints(target)  # type: ignore[arg-type]
+    if attrs.has(target):  # type: ignore[arg-type]  # any callable may be asked; attrs answers False
+        return _field_hints(target)
     function = target.__init__ if isinstance(target, type) else target  # type: ignore[misc]
     try:
         return typing.get_type_hints(function)
@@ -207,14 +207,14 @@ def config_from_options(
     An option ``cls`` lacks is one line listing what it accepts; a value its validators or
     converters refuse is one line ``bad <owner> option: ...``, both as :class:`OptionError`.
     """
-    fields = {a.name for a in attrs.fields(cls)}
+    fields = {a.name for a in attrs.fields(cls)}  # type: ignore[arg-type]  # _C: an attrs class, by contract
     unknown = sorted(set(options) - fields)
     if unknown:
         raise errors.OptionError(
             f"{owner} does not accept option(s) {unknown} (accepts: {', '.join(sorted(fields))})"
         )
     try:
-        return attrs.evolve(base, **options) if base is not None else cls(**options)
+        return attrs.evolve(base, **options) if base is not None else cls(**options)  # type: ignore[misc]  # as above
     except (TypeError, ValueError) as exc:
         raise errors.OptionError(f"bad {owner} option: {first_line(exc)}") from exc
 
@@ -228,9 +228,9 @@ def _field_hints(cls: type) -> dict[str, Any]:
         return {}
 
 
-def typed(instance: Any, attribute: attrs.Attribute, value: Any) -> None:
+def typed(instance: object, attribute: attrs.Attribute, value: Any) -> None:
     """attrs validator: the value fits the field's declared type (bool is no int here)."""
-    check_option(attribute.name, value, _field_hints(type(instance)).get(attribute.name, Any))
+    check_option(attribute.name, value, _field_hints(cast(type, type(instance))).get(attribute.name, Any))
 
 
 def _to_float(value: Any, _instance: Any, field: attrs.Attribute) -> float:
@@ -238,10 +238,10 @@ def _to_float(value: Any, _instance: Any, field: attrs.Attribute) -> float:
     return float(value)
 
 
-def _to_tuple(value: Any, instance: Any, field: attrs.Attribute) -> Any:
+def _to_tuple(value: Any, instance: object, field: attrs.Attribute) -> Any:
     if value is None:
         return None
-    check_option(field.name, value, _field_hints(type(instance)).get(field.name, tuple[Any, ...]))
+    check_option(field.name, value, _field_hints(cast(type, type(instance))).get(field.name, tuple[Any, ...]))
     return tuple(value)
 
 
@@ -250,12 +250,18 @@ def _to_dict(value: Any, _instance: Any, field: attrs.Attribute) -> dict[str, An
     return dict(value)
 
 
-#: attrs converter: a finite number (int or float, not bool), stored as float.
-as_float = attrs.Converter(_to_float, takes_self=True, takes_field=True)
-#: attrs converter: a list or tuple of the field's declared item types, stored as a tuple.
-as_tuple = attrs.Converter(_to_tuple, takes_self=True, takes_field=True)
-#: attrs converter: an object with string keys, stored as a fresh dict.
-as_dict = attrs.Converter(_to_dict, takes_self=True, takes_field=True)
+if TYPE_CHECKING:  # mypy's attrs plugin reads a converter's first parameter, not a Converter object
+
+    def as_float(value: float, /) -> float: ...
+    def as_tuple(value: Iterable[Any] | None, /) -> Any: ...
+    def as_dict(value: Mapping[str, Any], /) -> dict[str, Any]: ...
+else:
+    #: attrs converter: a finite number (int or float, not bool), stored as float.
+    as_float = attrs.Converter(_to_float, takes_self=True, takes_field=True)
+    #: attrs converter: a list or tuple of the field's declared item types, stored as a tuple.
+    as_tuple = attrs.Converter(_to_tuple, takes_self=True, takes_field=True)
+    #: attrs converter: an object with string keys, stored as a fresh dict.
+    as_dict = attrs.Converter(_to_dict, takes_self=True, takes_field=True)
 
 
 _COMPARE = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt}
@@ -294,9 +300,11 @@ def one_of(choices: Sequence[Any]) -> Callable[[Any, attrs.Attribute, Any], None
     return validate
 
 
-def __getattr__(name: str) -> Any:  # OptionError, show and suggest lived here before errors.py
-    if name.startswith("__"):  # the import system's probes (__path__, ...): never a moved name
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from nasforge._moved import moved_attribute
+if not TYPE_CHECKING:  # to a type checker only the current names exist
 
-    return moved_attribute(__name__, name)
+    def __getattr__(name: str) -> Any:  # OptionError, show and suggest lived here before errors.py
+        if name.startswith("__"):  # the import system's probes (__path__, ...): never a moved name
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        from nasforge._moved import moved_attribute
+
+        return moved_attribute(__name__, name)

@@ -20,6 +20,8 @@ from typing import Any
 
 import attrs
 
+from nasforge.kernel.converters import to_dict
+
 
 def _workers(_inst: Any, _attr: attrs.Attribute, value: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -33,7 +35,7 @@ class Parallelism:
 
     executor: str = attrs.field(default="inprocess", validator=attrs.validators.min_len(1))
     workers: int = attrs.field(default=1, validator=_workers)
-    options: dict[str, Any] = attrs.field(factory=dict, converter=dict)
+    options: dict[str, Any] = attrs.field(factory=dict, converter=to_dict)
 
 
 #: What a strategy gets when nobody says otherwise: this process, one worker.

@@ -271,11 +271,11 @@ def create_plugin_manager(
         infos += _register_named_modules(pm, _named(os.environ.get(PLUGINS_ENV, "")))
     for plugin in extra_plugins:
         try:
-            name = pm.register(plugin)
+            registered = pm.register(plugin)
         except Exception as exc:  # e.g. a hook with a misspelt name or signature
             infos.append(PluginInfo(repr(plugin), repr(plugin), None, False, f"{type(exc).__name__}: {exc}"))
             continue
-        infos.append(PluginInfo(name or repr(plugin), repr(plugin), None, True))
+        infos.append(PluginInfo(registered or repr(plugin), repr(plugin), None, True))
     return pm, infos
 
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from nasforge.kernel.converters import to_dict
 from nasforge.kernel.genotype import Genotype
 
 
@@ -45,9 +46,9 @@ class Result:
     otherwise, so budgets and anytime curves treat both the same way.
     """
 
-    objectives: dict[str, float] = attrs.field(converter=dict, validator=_finite_or_nan)
+    objectives: dict[str, float] = attrs.field(converter=to_dict, validator=_finite_or_nan)
     cost: float = attrs.field(default=0.0, converter=float)
-    metadata: dict[str, Any] = attrs.field(factory=dict, converter=dict)
+    metadata: dict[str, Any] = attrs.field(factory=dict, converter=to_dict)
     failed: bool = False
     error: str | None = None
 
@@ -109,9 +110,11 @@ def best_trial(trials: Sequence[Trial], objective: Objective) -> Trial | None:
     return max(trials, key=lambda t: (*objective.rank(t.result), -t.index))
 
 
-def __getattr__(name: str) -> Any:  # names that lived here before the split, found where they went
-    if name.startswith("__"):  # the import system's probes (__path__, ...): never a moved name
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from nasforge._moved import moved_attribute
+if not TYPE_CHECKING:  # to a type checker only the current names exist
 
-    return moved_attribute(__name__, name)
+    def __getattr__(name: str) -> Any:  # names that lived here before the split, found where they went
+        if name.startswith("__"):  # the import system's probes (__path__, ...): never a moved name
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        from nasforge._moved import moved_attribute
+
+        return moved_attribute(__name__, name)

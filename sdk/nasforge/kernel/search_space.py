@@ -125,16 +125,16 @@ class SearchSpace(abc.ABC):
         """Every architecture, in a stable order, where the space is finite."""
         raise self._missing(ENUMERATE)
 
-    # --- networks -------------------------------------------------------------------
-    def build(self, g: Genotype, **cfg: object) -> nn.Module:
+    # --- networks (a space takes its own keywords: Any-typed *args/**cfg let it override) ---
+    def build(self, g: Genotype, *args: Any, **cfg: Any) -> nn.Module:
         """The stand-alone network of ``g``."""
         raise self._missing(BUILD)
 
-    def supernet(self, **cfg: object) -> nn.Module:
+    def supernet(self, *args: Any, **cfg: Any) -> nn.Module:
         """A weight-sharing network whose architecture parameters are explicit."""
         raise self._missing(SUPERNET)
 
-    def network_factory(self, **cfg: object) -> NetworkFactory | None:
+    def network_factory(self, *args: Any, **cfg: Any) -> NetworkFactory | None:
         """A faster way to build one network after another for sweeps, or None.
 
         Spaces whose ``build`` is slow next to scoring (module construction dominates on
@@ -160,9 +160,11 @@ class SearchSpace(abc.ABC):
         return f"{type(self).__name__}(name={self.name!r}, version={self.version!r})"
 
 
-def __getattr__(name: str) -> Any:  # names that lived here before the split, found where they went
-    if name.startswith("__"):  # the import system's probes (__path__, ...): never a moved name
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from nasforge._moved import moved_attribute
+if not TYPE_CHECKING:  # to a type checker only the current names exist
 
-    return moved_attribute(__name__, name)
+    def __getattr__(name: str) -> Any:  # names that lived here before the split, found where they went
+        if name.startswith("__"):  # the import system's probes (__path__, ...): never a moved name
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        from nasforge._moved import moved_attribute
+
+        return moved_attribute(__name__, name)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import abc
 import random
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from nasforge.kernel.errors import OptionError
 from nasforge.kernel.fidelity import Proposal
@@ -67,7 +67,7 @@ class Strategy(abc.ABC):
         """
 
     @abc.abstractmethod
-    def tell(self, g: Genotype | Proposal, result: Result) -> None:
+    def tell(self, g: Any, result: Result) -> None:  # Any: a subclass takes what its own ask returns
         """Feed back the result of what this strategy proposed (as ``ask`` returned it)."""
 
     @property
@@ -90,9 +90,11 @@ class Strategy(abc.ABC):
         return self.goal.rank(result)
 
 
-def __getattr__(name: str) -> Any:  # names that lived here before the split, found where they went
-    if name.startswith("__"):  # the import system's probes (__path__, ...): never a moved name
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from nasforge._moved import moved_attribute
+if not TYPE_CHECKING:  # to a type checker only the current names exist
 
-    return moved_attribute(__name__, name)
+    def __getattr__(name: str) -> Any:  # names that lived here before the split, found where they went
+        if name.startswith("__"):  # the import system's probes (__path__, ...): never a moved name
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        from nasforge._moved import moved_attribute
+
+        return moved_attribute(__name__, name)

@@ -69,6 +69,14 @@ class Supernet(Protocol):
         """Every trainable parameter that is not an architecture tensor."""
         ...
 
+    def train(self, mode: bool = True) -> Any:
+        """Training mode, as an ``nn.Module`` sets it."""
+        ...
+
+    def eval(self) -> Any:
+        """Evaluation mode, as an ``nn.Module`` sets it."""
+        ...
+
     def forward(
         self, x: torch.Tensor, weights: EdgeWeights | None = None, *, sparse: bool = False
     ) -> torch.Tensor:
@@ -168,7 +176,7 @@ def as_supernet(module: Any, *, by: str) -> Supernet:
         raise CapabilityError(
             f"{by}: architecture tensors {shapes} do not match the topology's {[c.shape for c in cells]}"
         )
-    return module  # type: ignore[no-any-return]
+    return module
 
 
 def supernet_option_names(space: SearchSpace) -> frozenset[str] | None:

@@ -117,7 +117,7 @@ def _top_k_inputs(
         for src in cell.sources_of(node):
             row = s[cell.row(src, node)]
             if distinct:
-                best = max(allowed, key=lambda i, row=row: (float(row[i]), -i))
+                best = max(allowed, key=lambda i, row=row: (float(row[i]), -i))  # type: ignore[misc]  # row bound
                 candidates.append((float(row[best]), src, best))
             else:
                 candidates.extend((float(row[i]), src, i) for i in allowed)

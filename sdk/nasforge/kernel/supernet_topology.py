@@ -20,6 +20,8 @@ from typing import Any, ClassVar, NamedTuple
 import attrs
 from attrs import validators as v
 
+from nasforge.kernel.converters import to_tuple
+
 
 class KeptEdge(NamedTuple):
     """One edge of a discrete cell: ``op`` applied to node ``source``, summed into ``target``."""
@@ -45,11 +47,11 @@ class OpSet:
     deepen a cell), ``pools`` are the parameter-free poolings.
     """
 
-    names: tuple[str, ...] = attrs.field(converter=tuple, validator=_unique_names)
+    names: tuple[str, ...] = attrs.field(converter=to_tuple, validator=_unique_names)
     zero: str | None = attrs.field(default=None, validator=v.optional(v.instance_of(str)))
     skip: str | None = attrs.field(default=None, validator=v.optional(v.instance_of(str)))
-    parametric: tuple[str, ...] = attrs.field(default=(), converter=tuple)
-    pools: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    parametric: tuple[str, ...] = attrs.field(default=(), converter=to_tuple)
+    pools: tuple[str, ...] = attrs.field(default=(), converter=to_tuple)
 
     def __attrs_post_init__(self) -> None:
         roles = [r for r in (self.zero, self.skip) if r is not None] + [*self.parametric, *self.pools]
@@ -129,7 +131,7 @@ class CellTopology:
     zero op removes an addition and cuts nothing off.
     """
 
-    name: str = attrs.field(validator=[v.instance_of(str), v.min_len(1)])
+    name: str = attrs.field(validator=v.and_(v.instance_of(str), v.min_len(1)))
     ops: OpSet = attrs.field(validator=v.instance_of(OpSet))
     edges: tuple[tuple[int, int], ...] = attrs.field(converter=_edges)
     inputs: tuple[int, ...] = attrs.field(converter=_ints)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any
+from typing import Any, cast
 
 import attrs
 
@@ -26,7 +26,7 @@ def _trials(_inst: Any, attr: attrs.Attribute, value: Any) -> None:
         return
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise BudgetError(f"budget trials must be a whole number, got {show(value)}")
-    _in_range(attr, value, MAX_TRIALS)
+    _in_range(attr, cast(int, value), MAX_TRIALS)  # an Integral, checked above
 
 
 def _seconds(_inst: Any, attr: attrs.Attribute, value: Any) -> None:
@@ -35,7 +35,7 @@ def _seconds(_inst: Any, attr: attrs.Attribute, value: Any) -> None:
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
         name = attr.name.replace("_", "-")
         raise BudgetError(f"budget {name} must be a finite number of seconds, got {show(value)}")
-    _in_range(attr, value, MAX_SECONDS)
+    _in_range(attr, cast(float, value), MAX_SECONDS)  # a Real, checked above
 
 
 def _in_range(attr: attrs.Attribute, value: float, most: float) -> None:

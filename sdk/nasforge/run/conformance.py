@@ -9,6 +9,7 @@ search. First-party strategies run them; a plugin author may.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -30,8 +31,13 @@ class StrategyRunConformance(StrategyConformance):
     """:class:`~nasforge.kernel.testing.strategy_kit.StrategyConformance` and the run loop."""
 
     def _spec(
-        self, strategy_cls: type[Strategy], evaluator: Evaluator, space: SearchSpace, opts, trials: int
-    ):
+        self,
+        strategy_cls: type[Strategy],
+        evaluator: Evaluator,
+        space: SearchSpace,
+        opts: dict[str, Any],
+        trials: int,
+    ) -> ExperimentSpec:
         return ExperimentSpec(
             space=space.name,
             strategy=strategy_cls.name,
@@ -42,12 +48,26 @@ class StrategyRunConformance(StrategyConformance):
             constraints=self.constraints,
         )
 
-    def _experiment(self, strategy_cls, options, space, evaluator, spec, run_dir, goal=None) -> Experiment:
+    def _experiment(
+        self,
+        strategy_cls: type[Strategy],
+        options: dict[str, Any],
+        space: SearchSpace,
+        evaluator: Evaluator,
+        spec: ExperimentSpec,
+        run_dir: Path,
+        goal: SearchGoal | None = None,
+    ) -> Experiment:
         strategy = self._make(strategy_cls, space, evaluator, options, goal=goal or self._goal(evaluator))
         return Experiment(space, strategy, evaluator, spec, run_dir=run_dir, progress=False)
 
     def test_resumes_through_the_journal(
-        self, strategy_cls, strategy_options, space, evaluator, tmp_path
+        self,
+        strategy_cls: type[Strategy],
+        strategy_options: dict[str, Any],
+        space: SearchSpace,
+        evaluator: Evaluator,
+        tmp_path: Path,
     ) -> None:
         """A run killed half-way (its journal cut after half the trials) and resumed ends as
         the uninterrupted run did: same trials, best and front, none lost or repeated."""
@@ -78,7 +98,14 @@ class StrategyRunConformance(StrategyConformance):
             f"trials lost or repeated: journal indices {indices}"
         )
 
-    def test_runs_in_experiment(self, strategy_cls, strategy_options, space, evaluator, tmp_path) -> None:
+    def test_runs_in_experiment(
+        self,
+        strategy_cls: type[Strategy],
+        strategy_options: dict[str, Any],
+        space: SearchSpace,
+        evaluator: Evaluator,
+        tmp_path: Path,
+    ) -> None:
         spec = self._spec(strategy_cls, evaluator, space, strategy_options, 12)
         outcome = self._experiment(strategy_cls, strategy_options, space, evaluator, spec, tmp_path).run()
         assert 1 <= len(outcome.history) <= 12, f"a budget of 12 trials ran {len(outcome.history)}"
@@ -89,7 +116,12 @@ class MultiObjectiveStrategyRunConformance(StrategyRunConformance, MultiObjectiv
     """The multi-objective kit and the run loop: a run's outcome holds the front, best first."""
 
     def test_a_run_returns_the_front(
-        self, strategy_cls, strategy_options, space, evaluator, tmp_path
+        self,
+        strategy_cls: type[Strategy],
+        strategy_options: dict[str, Any],
+        space: SearchSpace,
+        evaluator: Evaluator,
+        tmp_path: Path,
     ) -> None:
         for constraints in ((), (self.front_constraint,)):
             goal = SearchGoal.of(list(self.objectives), constraints)

@@ -49,7 +49,7 @@ def default_evaluator(registry: Any, space: str) -> str:
     only holds NB201 cells, although short-train could run it as it stands.
     """
     table = default_component(registry, "evaluator", TABLE_EVALUATOR)
-    served = getattr(registry.get("evaluator", table), "spaces", frozenset())
+    served: frozenset[str] = getattr(registry.get("evaluator", table), "spaces", frozenset())
     if not served or space in served:
         return table
     return default_component(registry, "evaluator", TRAINING_EVALUATOR)

@@ -24,6 +24,7 @@ from typing import Any
 import attrs
 
 from nasforge.kernel.context_fields import keyword_parameters
+from nasforge.kernel.converters import to_dict
 from nasforge.kernel.errors import NasforgeError, OptionError
 from nasforge.kernel.evaluator import Evaluator
 from nasforge.kernel.executor_contract import (
@@ -57,7 +58,7 @@ class ExecutorOptions:
     """
 
     retries: int = attrs.field(default=DEFAULT_RETRIES)
-    options: dict[str, Any] = attrs.field(factory=dict, converter=dict)
+    options: dict[str, Any] = attrs.field(factory=dict, converter=to_dict)
 
     @retries.validator
     def _retries(self, _attr: attrs.Attribute, value: int) -> None:

@@ -201,6 +201,8 @@ class Experiment:
         the run directory, and :class:`~nasforge.kernel.errors.SearchFailedError` when
         every trial failed (the journal keeps them; no end record is written).
         """
+        if self.spec.budget is None:  # one-shot specs have none; an ask/tell run never ends without
+            raise NasforgeError(f"strategy '{self.spec.strategy}' needs a budget")
         journal = RunJournal(self.run_dir, self.console)
         self.stopped = None
         what = f"{self.spec.strategy} on {self.space.name}"

@@ -35,7 +35,7 @@ def goal_of_header(header: Mapping[str, Any]) -> SearchGoal | None:
     try:
         if "goal" in header:
             return SearchGoal.from_json(header["goal"])
-        spec = header.get("spec") if isinstance(header.get("spec"), Mapping) else {}
+        spec: Mapping[str, Any] = header["spec"] if isinstance(header.get("spec"), Mapping) else {}
         objectives = list(spec.get("objectives") or ())
         if not objectives and isinstance(header.get("objective"), Mapping):
             objectives = [as_objective(header["objective"])]

@@ -67,7 +67,9 @@ class RunLoop:
     # --- the budget ---------------------------------------------------------------------
     def spent(self, in_flight: int = 0) -> bool:
         """Whether the budget is spent, counting ``in_flight`` trials as told."""
-        return self.exp.spec.budget.exhausted(
+        budget = self.exp.spec.budget
+        assert budget is not None  # Experiment.run refuses a spec without one
+        return budget.exhausted(
             trials=len(self.exp.trials) + in_flight,
             seconds=self.state.wall(),
             simulated_seconds=self.state.sim_clock,
@@ -75,7 +77,9 @@ class RunLoop:
 
     def room(self, want: int, in_flight: int = 0) -> int:
         """``want`` trials, or fewer where the trial budget leaves less room."""
-        trials = self.exp.spec.budget.trials
+        budget = self.exp.spec.budget
+        assert budget is not None  # Experiment.run refuses a spec without one
+        trials = budget.trials
         return want if trials is None else min(want, trials - len(self.exp.trials) - in_flight)
 
     def strategy_finished(self) -> bool:

@@ -206,7 +206,7 @@ class ExperimentSpec:
         if self.dataset is None:
             return self
         one_shot = self.is_one_shot(registry)
-        field = "train_data" if one_shot or self.evaluator_trains(registry) else "benchmark_dataset"
+        field: str = "train_data" if one_shot or self.evaluator_trains(registry) else "benchmark_dataset"
         given = getattr(self, field)
         if given is not None and given != self.dataset:
             flag = field.replace("_", "-")
@@ -214,7 +214,8 @@ class ExperimentSpec:
         evaluator_options = dict(self.evaluator_options)
         if not one_shot:
             evaluator_options.pop("dataset", None)
-        return attrs.evolve(self, dataset=None, evaluator_options=evaluator_options, **{field: self.dataset})
+        moved: dict[str, Any] = {field: self.dataset}
+        return attrs.evolve(self, dataset=None, evaluator_options=evaluator_options, **moved)
 
     def evaluator_dataset(self, registry: Registry) -> str | None:
         """The ``dataset`` the evaluator is built with.

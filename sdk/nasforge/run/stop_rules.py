@@ -236,7 +236,7 @@ def parse_rule(text: str) -> StopRule:
     head, _, rest = body.partition(":")
     if head == "time" and rest:
         seconds, _, clock = rest.partition(":")
-        return TimeLimit(_number(seconds, repr(body)), clock or "wall")
+        return TimeLimit(_number(seconds, repr(body)), clock or "wall")  # type: ignore[arg-type]  # checked by its validator
     if head == "plateau" and rest:
         if not rest.isdigit():
             raise StopRuleError(f"stop rule {body!r}: plateau takes a whole number of trials")

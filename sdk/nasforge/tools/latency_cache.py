@@ -38,6 +38,7 @@ from typing import Any
 
 import attrs
 
+from nasforge.kernel.converters import to_tuple
 from nasforge.kernel.files import JsonLinesAppender
 from nasforge.kernel.option_types import in_range, typed
 
@@ -101,11 +102,11 @@ def _canonical(value: Any) -> str:
 class LatencyKey:
     """Everything a cached latency depends on besides the genotype (module docstring)."""
 
-    space: str = attrs.field(validator=[typed, attrs.validators.min_len(1)])
+    space: str = attrs.field(validator=attrs.validators.and_(typed, attrs.validators.min_len(1)))
     space_version: str = attrs.field(validator=typed)
     #: The build options as canonical JSON.
     build: str = attrs.field(validator=typed)
-    input_shape: tuple[int, ...] = attrs.field(converter=tuple)
+    input_shape: tuple[int, ...] = attrs.field(converter=to_tuple)
     warmup: int = attrs.field(validator=[typed, in_range(ge=0)])
     repeats: int = attrs.field(validator=[typed, in_range(ge=1)])
     threads: int = attrs.field(validator=[typed, in_range(ge=1)])

@@ -83,12 +83,13 @@ def plot_front(
             if not series.front:
                 _draw(ax, goal, series)
         if feasible:
-            ax.scatter(
-                *zip(*feasible, strict=True), s=10, color="0.65", label=f"{prefix}evaluated ({len(feasible)})"
-            )
+            xs, ys = zip(*feasible, strict=True)
+            ax.scatter(xs, ys, s=10, color="0.65", label=f"{prefix}evaluated ({len(feasible)})")
         if infeasible:
+            xs, ys = zip(*infeasible, strict=True)
             ax.scatter(
-                *zip(*infeasible, strict=True),
+                xs,
+                ys,
                 s=12,
                 marker="x",
                 color="0.8",

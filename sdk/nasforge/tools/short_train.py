@@ -58,6 +58,8 @@ class ShortTrainEvaluator(Evaluator):
     context_fields = frozenset({"seed", "device", "data", "registry", "build_options"})
     #: With ``predictions=True`` a Result carries the validation probabilities.
     per_example: ClassVar[bool] = True
+    build_options: dict[str, Any]  # set in __init__: never None here
+    input_shape: tuple[int, ...]
 
     def __init__(
         self,

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 import torch
 
 from nasforge.kernel.errors import NasforgeError
-from nasforge.kernel.metric import Metric, MetricContext, MetricInfo
+from nasforge.kernel.metric import Batch, Metric, MetricContext, MetricInfo
 from nasforge.kernel.seeding import seeded_build
 from nasforge.kernel.testing.context_checks import require_buildable
 
@@ -19,7 +21,7 @@ class MetricConformance:
         raise NotImplementedError("provide a `metric` fixture")
 
     @pytest.fixture
-    def model_factory(self):  # noqa: ANN201 - returns a callable
+    def model_factory(self) -> Callable[[], torch.nn.Module]:
         def make() -> torch.nn.Module:
             return seeded_build(
                 lambda: torch.nn.Sequential(
@@ -54,7 +56,9 @@ class MetricConformance:
         context holds, and its constructor takes what is passed."""
         require_buildable("metric", type(metric))
 
-    def test_score_is_float_and_deterministic(self, metric: Metric, model_factory, batch) -> None:
+    def test_score_is_float_and_deterministic(
+        self, metric: Metric, model_factory: Callable[[], torch.nn.Module], batch: Batch
+    ) -> None:
         ctx = MetricContext(num_classes=10, seed=0)
         if metric.info.population:  # only meaningful across many networks: must say so
             with pytest.raises(NasforgeError):
@@ -65,7 +69,9 @@ class MetricConformance:
         assert isinstance(a, float), f"score returned a {type(a).__name__} ({a!r}), not a float"
         assert a == pytest.approx(b, rel=1e-5, nan_ok=True), f"the same network scored {a} then {b}"
 
-    def test_score_ignores_the_global_generator(self, metric: Metric, model_factory, batch) -> None:
+    def test_score_ignores_the_global_generator(
+        self, metric: Metric, model_factory: Callable[[], torch.nn.Module], batch: Batch
+    ) -> None:
         """Random numbers come from ``ctx.seed`` (scorers never seed torch's global
         generator, and other threads share it), so its state must not change a score."""
         if metric.info.population:

@@ -51,13 +51,20 @@ class OneShotStrategyConformance:
         """What the checks' runs hand the strategy."""
         return RunContext(seed=seed, progress=False)
 
-    def _fit(self, cls, options, space, data, seed: int = 0):
+    def _fit(
+        self,
+        cls: type[OneShotStrategy],
+        options: dict[str, Any],
+        space: SearchSpace,
+        data: TensorData,
+        seed: int = 0,
+    ) -> tuple[SearchOutcome, list[Trial]]:
         seen: list[Trial] = []
         strategy = build_as_a_run("strategy", cls, self.run_context(seed), **options)
         outcome = strategy.fit(space, data, on_trial=seen.append)
         return outcome, seen
 
-    def test_identity(self, strategy_cls) -> None:
+    def test_identity(self, strategy_cls: type[OneShotStrategy]) -> None:
         name = getattr(strategy_cls, "name", None)
         assert isinstance(name, str) and name, f"a strategy's name must be a non-empty string, got {name!r}"
         unknown = set(strategy_cls.requires) - KNOWN_CAPABILITIES
@@ -65,7 +72,9 @@ class OneShotStrategyConformance:
             f"requires names unknown capabilities {sorted(unknown)} (known: {sorted(KNOWN_CAPABILITIES)})"
         )
 
-    def test_builds_from_a_run_context(self, strategy_cls, strategy_options) -> None:
+    def test_builds_from_a_run_context(
+        self, strategy_cls: type[OneShotStrategy], strategy_options: dict[str, Any]
+    ) -> None:
         """A run builds every strategy through its hook (see the kit's docstring)."""
         require_buildable("strategy", strategy_cls)
         strategy = build_as_a_run("strategy", strategy_cls, self.run_context(3), **strategy_options)
@@ -73,7 +82,13 @@ class OneShotStrategyConformance:
             f"the hook built a {type(strategy).__name__}, not a {strategy_cls.__name__}"
         )
 
-    def test_fit_returns_valid_outcome(self, strategy_cls, strategy_options, space, data) -> None:
+    def test_fit_returns_valid_outcome(
+        self,
+        strategy_cls: type[OneShotStrategy],
+        strategy_options: dict[str, Any],
+        space: SearchSpace,
+        data: TensorData,
+    ) -> None:
         outcome, seen = self._fit(strategy_cls, strategy_options, space, data)
         assert isinstance(outcome, SearchOutcome), (
             f"fit returned a {type(outcome).__name__}, not a SearchOutcome"
@@ -84,7 +99,13 @@ class OneShotStrategyConformance:
             space.validate(trial.genotype)
         json.dumps([t.to_json() for t in seen])  # journalable
 
-    def test_deterministic_given_seed(self, strategy_cls, strategy_options, space, data) -> None:
+    def test_deterministic_given_seed(
+        self,
+        strategy_cls: type[OneShotStrategy],
+        strategy_options: dict[str, Any],
+        space: SearchSpace,
+        data: TensorData,
+    ) -> None:
         a, _ = self._fit(strategy_cls, strategy_options, space, data)
         b, _ = self._fit(strategy_cls, strategy_options, space, data)
         assert a.best == b.best, f"same seed and data, different best: {a.best} vs {b.best}"
@@ -93,7 +114,9 @@ class OneShotStrategyConformance:
             f"same seed and data, different histories: {first_difference(history_a, history_b)}"
         )
 
-    def test_refuses_space_without_supernet(self, strategy_cls, strategy_options, data) -> None:
+    def test_refuses_space_without_supernet(
+        self, strategy_cls: type[OneShotStrategy], strategy_options: dict[str, Any], data: TensorData
+    ) -> None:
         if SUPERNET not in strategy_cls.requires:
             return  # the strategy does not need one: nothing to refuse
         with pytest.raises(CapabilityError):

@@ -18,6 +18,7 @@ through the core's journaled run loop.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -79,10 +80,10 @@ class StrategyConformance:
         cls: type[Strategy],
         space: SearchSpace,
         evaluator: Evaluator,
-        opts: dict,
+        opts: dict[str, Any],
         seed: int = 0,
-        goal=None,
-    ):
+        goal: Objective | None = None,
+    ) -> Strategy:
         goal = self._goal(evaluator) if goal is None else goal
         return build_as_a_run(
             "strategy", cls, self.run_context(evaluator, seed), space, objective=goal, **opts
@@ -99,7 +100,13 @@ class StrategyConformance:
             f"multi_objective must be a bool, got {strategy_cls.multi_objective!r}"
         )
 
-    def test_builds_from_a_run_context(self, strategy_cls, strategy_options, space, evaluator) -> None:
+    def test_builds_from_a_run_context(
+        self,
+        strategy_cls: type[Strategy],
+        strategy_options: dict[str, Any],
+        space: SearchSpace,
+        evaluator: Evaluator,
+    ) -> None:
         """A run builds every strategy through its hook: each context field it declares is
         one a run context holds, and its constructor takes what is passed."""
         require_buildable("strategy", strategy_cls)
@@ -109,7 +116,11 @@ class StrategyConformance:
         )
 
     def test_refuses_several_objectives_unless_multi_objective(
-        self, strategy_cls, strategy_options, space, evaluator
+        self,
+        strategy_cls: type[Strategy],
+        strategy_options: dict[str, Any],
+        space: SearchSpace,
+        evaluator: Evaluator,
     ) -> None:
         """A single-objective strategy given two objectives must say so, not optimise the first."""
         if strategy_cls.multi_objective:
@@ -119,7 +130,13 @@ class StrategyConformance:
         with pytest.raises(NasforgeError):
             self._make(strategy_cls, space, evaluator, strategy_options, goal=goal)
 
-    def test_asks_valid_genotypes(self, strategy_cls, strategy_options, space, evaluator) -> None:
+    def test_asks_valid_genotypes(
+        self,
+        strategy_cls: type[Strategy],
+        strategy_options: dict[str, Any],
+        space: SearchSpace,
+        evaluator: Evaluator,
+    ) -> None:
         strategy = self._make(strategy_cls, space, evaluator, strategy_options)
         for asked in ask_and_tell(strategy, evaluator, self.n_trials):
             g, fidelity = split(asked)
@@ -128,7 +145,13 @@ class StrategyConformance:
                 f"asked {g} at fidelity {fidelity!r} (want None or >= 1)"
             )
 
-    def test_deterministic_given_seed(self, strategy_cls, strategy_options, space, evaluator) -> None:
+    def test_deterministic_given_seed(
+        self,
+        strategy_cls: type[Strategy],
+        strategy_options: dict[str, Any],
+        space: SearchSpace,
+        evaluator: Evaluator,
+    ) -> None:
         """Resume-by-replay relies on this: same seed + same results -> same asks."""
         a = ask_and_tell(
             self._make(strategy_cls, space, evaluator, strategy_options), evaluator, self.n_trials
@@ -138,7 +161,13 @@ class StrategyConformance:
         )
         assert a == b, f"same seed, different asks: {first_difference(a, b)}"
 
-    def test_says_whether_it_is_finished(self, strategy_cls, strategy_options, space, evaluator) -> None:
+    def test_says_whether_it_is_finished(
+        self,
+        strategy_cls: type[Strategy],
+        strategy_options: dict[str, Any],
+        space: SearchSpace,
+        evaluator: Evaluator,
+    ) -> None:
         """``finished`` is a bool; a strategy that says it is finished is never asked again
         by a run, so it must not say so before its first proposal."""
         strategy = self._make(strategy_cls, space, evaluator, strategy_options)
@@ -147,14 +176,26 @@ class StrategyConformance:
         ask_and_tell(strategy, evaluator, 1)
         assert isinstance(strategy.finished, bool), f"finished must be a bool, got {strategy.finished!r}"
 
-    def test_survives_failed_results(self, strategy_cls, strategy_options, space, evaluator) -> None:
+    def test_survives_failed_results(
+        self,
+        strategy_cls: type[Strategy],
+        strategy_options: dict[str, Any],
+        space: SearchSpace,
+        evaluator: Evaluator,
+    ) -> None:
         strategy = self._make(strategy_cls, space, evaluator, strategy_options)
         for _ in range(self.n_trials // 2):
             g = strategy.ask()
             strategy.tell(g, Result(objectives={}, failed=True, error="boom"))
         space.validate(split(strategy.ask())[0])
 
-    def test_resumes_by_replay(self, strategy_cls, strategy_options, space, evaluator) -> None:
+    def test_resumes_by_replay(
+        self,
+        strategy_cls: type[Strategy],
+        strategy_options: dict[str, Any],
+        space: SearchSpace,
+        evaluator: Evaluator,
+    ) -> None:
         """A killed run, resumed, ends as if never killed: what ``nasforge resume`` relies on.
 
         Strategies keep no saved state; a run resumes by rebuilding the strategy from the
@@ -182,7 +223,13 @@ class StrategyConformance:
             f"{first_difference(front_resumed, front_full)}"
         )
 
-    def test_runs_to_its_budget(self, strategy_cls, strategy_options, space, evaluator) -> None:
+    def test_runs_to_its_budget(
+        self,
+        strategy_cls: type[Strategy],
+        strategy_options: dict[str, Any],
+        space: SearchSpace,
+        evaluator: Evaluator,
+    ) -> None:
         strategy = self._make(strategy_cls, space, evaluator, strategy_options)
         history = drive(strategy, evaluator, 12)
         assert 1 <= len(history) <= 12, f"a budget of 12 trials ran {len(history)}"
@@ -200,7 +247,14 @@ class MultiObjectiveStrategyConformance(StrategyConformance):
     #: A constraint that leaves some, not all, of the space feasible (for the toy evaluator).
     front_constraint: str = "size<=4"
 
-    def _run(self, strategy_cls, strategy_options, space, evaluator, constraints=()) -> list[Trial]:
+    def _run(
+        self,
+        strategy_cls: type[Strategy],
+        strategy_options: dict[str, Any],
+        space: SearchSpace,
+        evaluator: Evaluator,
+        constraints: Sequence[str] = (),
+    ) -> list[Trial]:
         goal = SearchGoal.of(list(self.objectives), constraints)
         strategy = self._make(strategy_cls, space, evaluator, strategy_options, goal=goal)
         return drive(strategy, evaluator, self.n_trials)
@@ -234,11 +288,23 @@ class MultiObjectiveStrategyConformance(StrategyConformance):
             f"multi_objective is {strategy_cls.multi_objective!r}, not True"
         )
 
-    def test_returns_the_pareto_front(self, strategy_cls, strategy_options, space, evaluator) -> None:
+    def test_returns_the_pareto_front(
+        self,
+        strategy_cls: type[Strategy],
+        strategy_options: dict[str, Any],
+        space: SearchSpace,
+        evaluator: Evaluator,
+    ) -> None:
         history = self._run(strategy_cls, strategy_options, space, evaluator)
         self._check_front(history, SearchGoal.of(list(self.objectives)))
 
-    def test_front_obeys_constraints(self, strategy_cls, strategy_options, space, evaluator) -> None:
+    def test_front_obeys_constraints(
+        self,
+        strategy_cls: type[Strategy],
+        strategy_options: dict[str, Any],
+        space: SearchSpace,
+        evaluator: Evaluator,
+    ) -> None:
         constraints = (self.front_constraint,)
         history = self._run(strategy_cls, strategy_options, space, evaluator, constraints)
         goal = SearchGoal.of(list(self.objectives), constraints)
@@ -247,7 +313,13 @@ class MultiObjectiveStrategyConformance(StrategyConformance):
             broken = [t.index for t in goal.front(history) if not c.satisfied(t.result)]
             assert not broken, f"front members {broken} break the constraint {c}"
 
-    def test_takes_a_single_objective(self, strategy_cls, strategy_options, space, evaluator) -> None:
+    def test_takes_a_single_objective(
+        self,
+        strategy_cls: type[Strategy],
+        strategy_options: dict[str, Any],
+        space: SearchSpace,
+        evaluator: Evaluator,
+    ) -> None:
         """One objective is a front of one point's worth: a multi-objective strategy still runs."""
         strategy = self._make(strategy_cls, space, evaluator, strategy_options, goal=evaluator.objective)
         for asked in ask_and_tell(strategy, evaluator, self.n_trials):

@@ -87,7 +87,7 @@ class SupernetConformance:
 
     # --- forward ------------------------------------------------------------------------
     def test_default_weights_are_the_softmax_of_the_alphas(self, supernet: Supernet, x: torch.Tensor) -> None:
-        supernet.eval()  # type: ignore[attr-defined]
+        supernet.eval()
         with torch.no_grad():
             default = supernet(x)  # type: ignore[operator]
             explicit = supernet(x, [torch.softmax(a, dim=-1) for a in supernet.arch_parameters()])  # type: ignore[operator]
@@ -109,7 +109,7 @@ class SupernetConformance:
     def test_sparse_runs_only_weighted_ops_dense_reaches_every_op(
         self, supernet: Supernet, x: torch.Tensor, genotypes: list[Genotype]
     ) -> None:
-        supernet.eval()  # type: ignore[attr-defined]
+        supernet.eval()
         hard = supernet.one_hot_weights(genotypes[0])
         with torch.no_grad():
             reference = supernet(x, hard)  # type: ignore[operator]

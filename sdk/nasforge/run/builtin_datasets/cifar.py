@@ -143,7 +143,7 @@ def cifar_loader(layout: Layout) -> Callable[..., TensorData]:
     def load(
         *, seed: int = 0, root: str | None = None, train: bool = True, limit: int | None = None
     ) -> TensorData:
-        where = root or os.environ.get("NASFORGE_DATA", Path.home() / ".nasforge" / "data")
+        where = root or os.environ.get("NASFORGE_DATA", str(Path.home() / ".nasforge" / "data"))
         split = read_cifar(where, layout, limit=limit)[0 if train else 1]
         return TensorData(layout.name, split.x.float() / 255.0, split.y, layout.classes)
 

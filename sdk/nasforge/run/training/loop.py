@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.progress import Progress
 from torch import nn
 
+from nasforge.kernel.converters import to_dict
 from nasforge.kernel.one_shot import PROGRESS_COLUMNS
 from nasforge.kernel.seeding import LocalRandomness
 from nasforge.run.training.batches import Batch
@@ -30,7 +31,7 @@ class EpochLog:
     """What one epoch reported, with its wall time."""
 
     epoch: int
-    metrics: dict[str, float] = attrs.field(converter=dict)
+    metrics: dict[str, float] = attrs.field(converter=to_dict)
     seconds: float = 0.0
 
     def to_json(self) -> dict[str, Any]:

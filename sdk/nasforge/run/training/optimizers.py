@@ -9,6 +9,8 @@ import attrs
 import torch
 from attrs import validators as v
 
+from nasforge.kernel.converters import to_tuple
+
 _nonneg = [v.instance_of(float), v.ge(0.0)]
 
 
@@ -39,7 +41,7 @@ class AdamConfig:
     """Adam; defaults are DARTS's architecture optimiser (lr 3e-4, betas (0.5, 0.999), wd 1e-3)."""
 
     lr: float = attrs.field(default=3e-4, converter=float, validator=[v.gt(0.0)])
-    betas: tuple[float, float] = attrs.field(default=(0.5, 0.999), converter=tuple)
+    betas: tuple[float, float] = attrs.field(default=(0.5, 0.999), converter=to_tuple)
     weight_decay: float = attrs.field(default=1e-3, converter=float, validator=_nonneg)
 
     @betas.validator

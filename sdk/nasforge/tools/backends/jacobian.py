@@ -178,7 +178,7 @@ def decomposed_jacobian(
         own = {p: getattr(layer, p).detach().to(dev) for p in local}
 
         def share(ai: torch.Tensor, di: torch.Tensor, layer: nn.Module = layer, own: Params = own) -> Params:
-            _, pullback = vjp(lambda q: functional_call(layer, q, (ai.unsqueeze(0),)), own)
+            _, pullback = vjp(lambda q: functional_call(layer, q, (ai.unsqueeze(0),)), own)  # type: ignore[misc]  # a pair without has_aux
             return pullback(di.unsqueeze(0))[0]
 
         shares = vmap(share)(a.detach(), delta.detach())

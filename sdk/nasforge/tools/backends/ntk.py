@@ -101,7 +101,7 @@ def _ntk_by_products(
     with batch_norm_mode(model, spec.bn):
         params, fixed = split_parameters(model, spec.params, dev)
         f = batch_function(model, fixed, spec, x, y)
-        out, pullback = vjp(f, params)
+        out, pullback = vjp(f, params)  # type: ignore[misc]  # a pair without has_aux
         rows = out.shape[0]
 
         def column(v: torch.Tensor) -> torch.Tensor:

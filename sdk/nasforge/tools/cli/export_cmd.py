@@ -348,12 +348,9 @@ def _member_line(member: dict) -> str:
     return " ".join(parts) + f": {member.get('text') or '-'}"
 
 
-def _front_line(member: dict[str, object]) -> str:
+def _front_line(member: dict[str, Any]) -> str:
     values = member.get("objectives") or {}
-    shown = ", ".join(
-        f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}"
-        for k, v in values.items()  # type: ignore[union-attr]
-    )
+    shown = ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}" for k, v in values.items())
     text = member.get("text") or ""
     return f"#{member.get('member')} trial {member.get('trial')}: {shown} {text}".rstrip()
 

@@ -24,7 +24,7 @@ def plugins(ctx: typer.Context, json_out: JsonFlag = False) -> None:
     cannot call, a metric whose name is not its info.name); it then registers nothing.
     Exits 1 when any plugin failed, each failure on a line of its own on stderr."""
     registry = command_registry(ctx)
-    rows = [
+    rows: list[dict[str, Any]] = [
         {
             "name": p.name,
             "module": p.module,

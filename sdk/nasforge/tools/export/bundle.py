@@ -51,7 +51,9 @@ def export_bundle(
     out = Path(out_dir)
     space.validate(g)
     with_onnx = onnx and BUILD in space.capabilities
-    targets = (out / GENOTYPE_FILE, out / ONNX_FILE) if with_onnx else (out / GENOTYPE_FILE,)
+    targets: tuple[Path, ...] = (
+        (out / GENOTYPE_FILE, out / ONNX_FILE) if with_onnx else (out / GENOTYPE_FILE,)
+    )
     report: OnnxReport | None = None
     try:
         with output_directory(out), files_together(*targets) as staged:

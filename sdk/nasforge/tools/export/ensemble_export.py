@@ -20,6 +20,7 @@ has this format, every member file exists and matches its checksum; anything els
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -382,7 +383,7 @@ def _build_members(
     nets = []
     for i, g in enumerate(ensemble.members):
         try:
-            nets.append(seeded_build(lambda g=g: build_network(space, g, options), seed + i))
+            nets.append(seeded_build(functools.partial(build_network, space, g, options), seed + i))
         except BuildOptionError as exc:
             raise ExportError(str(exc)) from exc
     return nets

@@ -112,7 +112,9 @@ def _one_shot_best(reader: JournalReader) -> Genotype:
     from nasforge.kernel.result import Objective, best_trial
 
     if reader.header.get("objective"):
-        return best_trial(reader.trials, Objective(**reader.header["objective"])).genotype
+        best = best_trial(reader.trials, Objective(**reader.header["objective"]))
+        assert best is not None  # the caller checked the run has trials
+        return best.genotype
     return reader.trials[-1].genotype
 
 

@@ -33,6 +33,7 @@ from typing import Any
 import attrs
 import torch
 
+from nasforge.kernel.converters import to_tuple
 from nasforge.kernel.errors import ExportError, first_line
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.option_types import in_range, typed
@@ -66,7 +67,7 @@ class LatencyMeasurement:
     repeats: int = attrs.field(validator=[typed, in_range(ge=1)])
     warmup: int = attrs.field(validator=[typed, in_range(ge=0)])
     threads: int = attrs.field(validator=[typed, in_range(ge=1)])
-    input_shape: tuple[int, ...] = attrs.field(converter=tuple)
+    input_shape: tuple[int, ...] = attrs.field(converter=to_tuple)
     onnxruntime: str = ""
     cached: bool = attrs.field(default=False, eq=False)
 

@@ -269,7 +269,7 @@ def _torch_export(
     knowingly (and silence its warning), and fall back to torch.export when a future
     torch no longer has it.
     """
-    names = {"input_names": ["input"], "output_names": ["logits"], "opset_version": opset}
+    names: dict[str, Any] = {"input_names": ["input"], "output_names": ["logits"], "opset_version": opset}
     if not dynamo:
         try:
             with warnings.catch_warnings():

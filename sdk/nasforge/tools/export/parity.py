@@ -25,6 +25,7 @@ from pathlib import Path
 
 import attrs
 import torch
+from torch.nn.modules.batchnorm import _BatchNorm
 
 from nasforge.kernel.errors import ExportError, first_line
 from nasforge.kernel.optional import require
@@ -88,7 +89,7 @@ def randomise_batchnorm(model: torch.nn.Module, input_shape: Sequence[int], *, s
 
 
 def _measure_statistics(
-    model: torch.nn.Module, layers: list[torch.nn.Module], batch: torch.Tensor, *, seed: int
+    model: torch.nn.Module, layers: Sequence[_BatchNorm], batch: torch.Tensor, *, seed: int
 ) -> None:
     """Running statistics equal to ``batch``'s (momentum None: a plain average of one batch).
 

@@ -93,9 +93,8 @@ def anytime_png(view: RunView) -> bytes:
             counted = [v if view.at_full(t) else math.nan for v, t in zip(own, trials, strict=True)]
             best = _best_so_far(counted, objective.higher_is_better)
             direction = "higher" if objective.higher_is_better else "lower"
-            for col, (xs, xlabel) in enumerate(
-                ((list(range(1, len(trials) + 1)), f"{view.unit}s"), (clock, clock_label))
-            ):
+            steps: list[float] = list(range(1, len(trials) + 1))
+            for col, (xs, xlabel) in enumerate(((steps, f"{view.unit}s"), (clock, clock_label))):
                 ax = axes[row][col]
                 if view.multi_fidelity and len(budgets) > 1:
                     for k, b in enumerate(budgets):
@@ -153,7 +152,7 @@ def curves_png(view: RunView) -> bytes:
     plt = _pyplot()
     curves = curves_of(view)
     objective = view.goal.objectives[0]
-    budgets = sorted({len(c) if view.budget_of(t) is None else view.budget_of(t) for t, c in curves})
+    budgets = sorted({len(c) if (b := view.budget_of(t)) is None else b for t, c in curves})
     colours = _budget_colours(plt, len(budgets))
     fig, ax = plt.subplots(figsize=(10, 4.2))
     try:

@@ -112,7 +112,7 @@ def read_run(run_dir: str | os.PathLike[str], registry: Registry) -> RunView:
         raise NasforgeError(f"{path} holds no nasforge run (no {journal_path(path).name})")
     reader = JournalReader.of_run(path)
     header = reader.header
-    spec = header.get("spec") if isinstance(header.get("spec"), dict) else {}
+    spec: dict[str, Any] = header["spec"] if isinstance(header.get("spec"), dict) else {}
     one_shot = header.get("mode") == "one-shot"
     goal = goal_of_header(header) or _goal_from_results(reader.trials)
     if goal is None:
@@ -163,7 +163,7 @@ def _fidelity(
     when no trial ran at a smaller budget or was stopped early (nothing to show)."""
     if not varies_budget(trials):
         return None, None
-    described = header.get("evaluator") if isinstance(header.get("evaluator"), dict) else {}
+    described: dict[str, Any] = header["evaluator"] if isinstance(header.get("evaluator"), dict) else {}
     evaluator = described.get("evaluator") or (header.get("spec") or {}).get("evaluator")
     name = None
     with contextlib.suppress(NasforgeError):

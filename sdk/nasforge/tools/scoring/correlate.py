@@ -15,6 +15,7 @@ from typing import Any
 import attrs
 import numpy as np
 
+from nasforge.kernel.converters import to_tuple
 from nasforge.kernel.evaluator import Evaluator
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.registry import Registry, get_registry
@@ -47,9 +48,9 @@ class CorrelationResult:
     space: str
     objective: str
     seed: int
-    per_metric: tuple[MetricCorrelation, ...] = attrs.field(converter=tuple)
+    per_metric: tuple[MetricCorrelation, ...] = attrs.field(converter=to_tuple)
     table: ScoreTable
-    targets: tuple[float, ...] = attrs.field(converter=tuple)
+    targets: tuple[float, ...] = attrs.field(converter=to_tuple)
     #: Genotypes dropped because the evaluator failed or gave a non-finite objective.
     dropped: int = 0
 

@@ -71,7 +71,7 @@ class SweepExecutor(abc.ABC):
     """Runs ``fn(job, chunk)`` over chunks; :meth:`run` yields ``(index, results)`` as
     chunks finish. Use :func:`map_chunks` rather than calling it directly."""
 
-    name: ClassVar[str]
+    name: str  # a class's own, or an instance's (an executor's sweep takes its executor's)
     workers: int = 1
 
     @abc.abstractmethod
@@ -182,7 +182,7 @@ class ProcessSweep(SweepExecutor):
     name = "process"
 
     def __init__(
-        self, workers: int = 2, start_method: str | None = None, prepare: Callable[[], None] | None = None
+        self, workers: int = 2, start_method: str | None = None, prepare: Callable[[], object] | None = None
     ) -> None:
         self.workers = _check_workers(workers)
         self.start_method = start_method or ("fork" if fork_is_safe() else "spawn")
@@ -312,7 +312,7 @@ def make_sweep_executor(
     address: str | None = None,
     options: dict[str, Any] | None = None,
     registry: Registry | None = None,
-    prepare: Callable[[], None] | None = None,
+    prepare: Callable[[], object] | None = None,
 ) -> SweepExecutor:
     """A runner by name: ``inprocess``, ``process`` (``workers`` local processes), or any
     executor registered through the ``nasforge_register_executors`` hook (found in

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import attrs
 import torch
@@ -249,7 +249,7 @@ class SharedPasses:
 
             def layer_tap(m: nn.Module, _i: object, out: torch.Tensor) -> None:
                 fwd.outputs.append(out)
-                fwd.fan_in.append(m.weight[0].numel())
+                fwd.fan_in.append(cast(torch.Tensor, m.weight)[0].numel())
 
             for m in layers:
                 hooks.append(m.register_forward_hook(layer_tap))

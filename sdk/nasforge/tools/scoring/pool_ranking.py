@@ -27,6 +27,7 @@ import attrs
 import numpy as np
 from attrs import validators as v
 
+from nasforge.kernel.converters import to_dict
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.parallelism import Parallelism
 from nasforge.kernel.registry import Registry
@@ -38,7 +39,7 @@ from nasforge.tools.scoring.scorer import metric_label
 from nasforge.tools.scoring.sweep import resolve_metrics, score_genotypes
 
 #: ``progress(done, total)`` over every (seed, genotype) of the ranking.
-Progress = Callable[[int, int], None]
+Progress = Callable[[int, int], object]
 #: The shared cache (True), none (False or None), a directory, or a cache object.
 CacheChoice = bool | str | os.PathLike[str] | ScoreCache | None
 
@@ -70,7 +71,7 @@ class RankingSettings:
     data: str = attrs.field(default="gaussian", validator=v.min_len(1))
     batch_size: int = attrs.field(default=64, validator=[v.instance_of(int), v.ge(1)])
     labels: str = attrs.field(default="true", validator=v.in_(("true", "random")))
-    build: dict[str, Any] = attrs.field(factory=dict, converter=dict)
+    build: dict[str, Any] = attrs.field(factory=dict, converter=to_dict)
     device: str = attrs.field(default="cpu", validator=v.min_len(1))
     chunk_size: int = attrs.field(default=64, validator=[v.instance_of(int), v.ge(1)])
 
@@ -179,7 +180,7 @@ def _combined(columns: list[tuple[float, ...]], directions: list[bool]) -> np.nd
     return aggregate_ranks(columns, directions)
 
 
-def _offset(progress: Progress, before: int, total: int) -> Callable[[int, int, Genotype], None]:
+def _offset(progress: Progress, before: int, total: int) -> Callable[[int, int, Genotype], object]:
     return lambda done, _n, _g: progress(before + done, total)
 
 

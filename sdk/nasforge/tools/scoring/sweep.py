@@ -18,6 +18,7 @@ import attrs
 import numpy as np
 import torch
 
+from nasforge.kernel.converters import to_tuple
 from nasforge.kernel.device import resolve_device
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.metric import Metric, MetricContext, MetricInfo, PopulationMetric
@@ -41,7 +42,7 @@ from nasforge.tools.scoring.scorer import metric_label, score_model
 from nasforge.tools.scoring.table import ScoreTable
 
 MetricSpec = str | Metric
-Progress = Callable[[int, int, Genotype], None]
+Progress = Callable[[int, int, Genotype], object]
 
 
 def resolve_metrics(metrics: Iterable[MetricSpec], *, registry: Registry | None = None) -> list[Metric]:
@@ -131,7 +132,7 @@ class ScoreJob:
 
     space: SearchSpace
     #: The per-network metrics of the sweep (population metrics are the parent's job).
-    metrics: tuple[Metric, ...] = attrs.field(converter=tuple)
+    metrics: tuple[Metric, ...] = attrs.field(converter=to_tuple)
     x: torch.Tensor
     y: torch.Tensor
     ctx: MetricContext

@@ -7,6 +7,7 @@ from typing import Any
 import attrs
 import numpy as np
 
+from nasforge.kernel.converters import to_dict, to_tuple
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.metric import MetricInfo
 from nasforge.tools.scoring.outcome import MetricScore
@@ -17,12 +18,12 @@ from nasforge.tools.scoring.ranking import rank_order
 class ScoreTable:
     """Row i holds the scores of ``genotypes[i]``, keyed by metric label."""
 
-    genotypes: tuple[Genotype, ...] = attrs.field(converter=tuple)
-    metrics: tuple[str, ...] = attrs.field(converter=tuple)
-    infos: dict[str, MetricInfo] = attrs.field(converter=dict)
-    rows: tuple[dict[str, MetricScore], ...] = attrs.field(converter=tuple)
+    genotypes: tuple[Genotype, ...] = attrs.field(converter=to_tuple)
+    metrics: tuple[str, ...] = attrs.field(converter=to_tuple)
+    infos: dict[str, MetricInfo] = attrs.field(converter=to_dict)
+    rows: tuple[dict[str, MetricScore], ...] = attrs.field(converter=to_tuple)
     #: How the batch was made (dataset name, size, seed, content hash).
-    data: dict[str, Any] = attrs.field(factory=dict, converter=dict)
+    data: dict[str, Any] = attrs.field(factory=dict, converter=to_dict)
 
     def __attrs_post_init__(self) -> None:
         if len(self.rows) != len(self.genotypes):
