@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -66,11 +67,12 @@ def unfold(module: _ConvNd, a: torch.Tensor, out_shape: tuple[int, ...]) -> torc
         return a.reshape(n, c, -1)
     slices = []
     for offset in itertools.product(*(range(k) for k in ks)):
-        index = tuple(
+        index: tuple[slice, ...] = tuple(
             slice(o * d, o * d + s * (size - 1) + 1, s)
             for o, d, s, size in zip(offset, dl, st, out_shape, strict=True)
         )
-        slices.append(a[(..., *index)])
+        key: tuple[Any, ...] = (..., *index)
+        slices.append(a[key])
     patches = torch.stack(slices, dim=2)  # (n, C_in, K, *out)
     return patches.reshape(n, c * len(slices), math.prod(out_shape))
 

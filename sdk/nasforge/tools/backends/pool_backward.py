@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeGuard
 
 import torch
 import torch.nn.functional as F
@@ -38,7 +38,7 @@ def _divisor(m: nn.AvgPool2d, size: tuple[int, int], like: torch.Tensor) -> torc
 
 class _AvgPool2d(torch.autograd.Function):
     @staticmethod
-    def forward(x: torch.Tensor, module: nn.AvgPool2d, divisor: torch.Tensor) -> torch.Tensor:  # type: ignore[override]
+    def forward(x: torch.Tensor, module: nn.AvgPool2d, divisor: torch.Tensor) -> torch.Tensor:
         return F.avg_pool2d(
             x,
             module.kernel_size,
@@ -57,7 +57,7 @@ class _AvgPool2d(torch.autograd.Function):
         ctx.in_shape = x.shape
 
     @staticmethod
-    def backward(ctx: Any, grad: torch.Tensor) -> tuple[torch.Tensor, None, None]:  # type: ignore[override]
+    def backward(ctx: Any, grad: torch.Tensor) -> tuple[torch.Tensor, None, None]:
         m = ctx.module
         k, s, p = _pair(m.kernel_size), _pair(m.stride or m.kernel_size), _pair(m.padding)
         channels, size = ctx.in_shape[-3], ctx.in_shape[-2:]
@@ -80,7 +80,7 @@ class _AvgPool2d(torch.autograd.Function):
         )
 
 
-def _supported(m: nn.Module) -> bool:
+def _supported(m: nn.Module) -> TypeGuard[nn.AvgPool2d]:
     return type(m) is nn.AvgPool2d and not m.ceil_mode
 
 
@@ -110,7 +110,7 @@ def convolution_pool_backward(model: nn.Module) -> Iterator[None]:
                 return _AvgPool2d.apply(x, m, divisors[key])
 
             patched.append((m, m.__dict__.get("forward")))
-            m.forward = forward  # type: ignore[method-assign]
+            m.forward = forward  # type: ignore[method-assign, assignment]
     try:
         yield
     finally:

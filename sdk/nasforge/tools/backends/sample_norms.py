@@ -124,7 +124,7 @@ def _per_sample_batch_norm(model: nn.Module, calls: list[_Call], record: set[nn.
                 return y
 
             patched.append((m, m.__dict__.get("forward")))
-            m.forward = forward  # type: ignore[method-assign]
+            m.forward = forward  # type: ignore[method-assign, assignment]
     try:
         yield
     finally:
@@ -236,7 +236,7 @@ def _module_local_grads(module: nn.Module, a: torch.Tensor, delta: torch.Tensor)
     own = {p: t.detach() for p, t in module.named_parameters(recurse=False)}
 
     def one(ai: torch.Tensor, di: torch.Tensor) -> Params:
-        _, pull = vjp(lambda q: functional_call(module, q, (ai.unsqueeze(0),)), own)
+        pull = vjp(lambda q: functional_call(module, q, (ai.unsqueeze(0),)), own)[1]
         return vmap(lambda d: pull(d.unsqueeze(0))[0])(di)
 
     shares = vmap(one)(a.detach(), delta)
@@ -250,7 +250,7 @@ def _functional_grads(
     cotangents pulled back through the whole network (the exact per-sample definition)."""
 
     def one(xi: torch.Tensor, ci: torch.Tensor) -> Params:
-        _, pull = vjp(lambda p: functional_call(model, (p, rest), (xi.unsqueeze(0),))[0], sub)
+        pull = vjp(lambda p: functional_call(model, (p, rest), (xi.unsqueeze(0),))[0], sub)[1]
         return vmap(lambda v: pull(v)[0])(ci)
 
     rows = vmap(one)(x, cot.transpose(0, 1))
@@ -319,15 +319,15 @@ def _layer_rows(
                         if part is not None:
                             g = part if g is None else g + part
                         continue
-                    d = deltas[(id(c), None)]
-                    if d is None:
+                    d_out = deltas[(id(c), None)]
+                    if d_out is None:
                         continue
                     if has_identity(module):
                         if id(c) not in operands:
                             operands[id(c)] = prepare(module, c.inp, c.out)
-                        part = layer_grads(module, operands[id(c)], d, local)  # type: ignore[arg-type]
+                        part = layer_grads(module, operands[id(c)], d_out, local)  # type: ignore[arg-type]
                     else:  # decomposed rows of a module without an identity
-                        part = _module_local_grads(module, c.inp, d)[local]
+                        part = _module_local_grads(module, c.inp, d_out)[local]
                     g = part if g is None else g + part
             if g is not None:
                 acc.add(name, g, j)
@@ -349,7 +349,7 @@ def _separable_chunk(
     (the first sample forwarded by itself), when given, is checked against the batch."""
     modules = list(dict.fromkeys(m for hs in holders.values() for m, _ in hs))
     # BatchNorms normalising by batch statistics record their own calls (per-sample affine)
-    own = {m for m in modules if isinstance(m, _BatchNorm) and m.running_mean is None}
+    own: set[nn.Module] = {m for m in modules if isinstance(m, _BatchNorm) and m.running_mean is None}
     with (
         _taps([m for m in modules if m not in own]) as calls,
         _per_sample_batch_norm(model, calls, own),
