@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from nasforge.kernel.datasets import ComponentLookup, TensorData, is_data_path, load_dataset
 from nasforge.kernel.errors import JournalError, NasforgeError, UnknownNameError
+from nasforge.run.data.data_paths import absolute_data_path
 from nasforge.run.data.user_arrays import DataError, user_data
 
 #: How a spec names data given in memory to the Python API.
@@ -61,7 +61,7 @@ def as_training_data(value: Any) -> tuple[str | None, TensorData | None]:
 
 def spec_name(name: str | None, registry: ComponentLookup) -> str | None:
     """``name`` as a spec records it: a path that is no registered dataset made absolute
-    (``~`` expanded), anything else unchanged."""
+    (``~`` expanded; a symbolic link loop is refused in one line), anything else unchanged."""
     if name is None or is_in_memory(name):
         return name
     try:
@@ -70,7 +70,7 @@ def spec_name(name: str | None, registry: ComponentLookup) -> str | None:
     except UnknownNameError:
         if not is_data_path(name):
             raise
-    return str(Path(name).expanduser().resolve())
+    return str(absolute_data_path(name))
 
 
 def load_training_data(
