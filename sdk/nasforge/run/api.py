@@ -277,6 +277,7 @@ def search(
         executor_options=options,
         asynchronous=asynchronous,
         data=data,
+        defaults=("strategy",) if strategy is None else (),
     ).run()
 
 

@@ -45,6 +45,7 @@ from nasforge.kernel.registry import Registry, get_registry
 from nasforge.kernel.result import Trial
 from nasforge.kernel.search_space import SearchSpace
 from nasforge.kernel.strategy import Strategy
+from nasforge.run.defaults import DEFAULTS_KEY, strategy_default_note
 from nasforge.run.environment import describe_environment
 from nasforge.run.executors import Executor, ExecutorOptions, InProcessExecutor
 from nasforge.run.fidelity_accounting import at_full, fidelity_spent, trial_spent
@@ -105,6 +106,7 @@ class Experiment:
         stop: Any = None,
         asynchronous: bool | None = None,
         data: TensorData | None = None,
+        defaults: tuple[str, ...] = (),
     ) -> None:
         evaluator.preflight()  # an evaluator that cannot serve the space is refused before any trial
         if stop:  # recorded in the spec (and so the journal): a resume obeys the same rules
@@ -132,6 +134,9 @@ class Experiment:
         self.stopped: dict[str, Any] | None = None
         self._loop: RunLoop | None = None
         self.data = data
+        #: The components the caller did not name, chosen as defaults (``("strategy",)``):
+        #: the journal header records them, so a summary can say so.
+        self.defaults = tuple(defaults)
 
     # --- construction -----------------------------------------------------------------
     @classmethod
@@ -181,6 +186,8 @@ class Experiment:
         except (KeyError, TypeError) as exc:
             raise JournalError(f"{reader.path}: header holds no usable experiment spec ({exc})") from exc
         kwargs.setdefault("asynchronous", reader.header.get(EVALUATION_KEY) == ASYNCHRONOUS)
+        recorded = reader.header.get(DEFAULTS_KEY)
+        kwargs.setdefault("defaults", tuple(recorded) if isinstance(recorded, list) else ())
         return cls.from_spec(spec, run_dir=run_dir, registry=registry, **kwargs)
 
     # --- running ----------------------------------------------------------------------
@@ -195,6 +202,8 @@ class Experiment:
         self.stopped = None
         try:
             replay = journal.open(self._load_replay, self._header)
+            if "strategy" in self.defaults and not replay.exists:
+                logger.info("no strategy named: searching with %s", strategy_default_note(self.spec.strategy))
             what = f"{self.spec.strategy} on {self.space.name}"
             objective = self.evaluator.objective.name
             with RunProgress(
@@ -233,6 +242,7 @@ class Experiment:
             "goal": self.goal.to_json(),
             "reported": self.evaluator.reported,
             **({} if self.data is None else {"data": data_record(self.data)}),
+            **({DEFAULTS_KEY: list(self.defaults)} if self.defaults else {}),
             "environment": describe_environment(),
             "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         }

@@ -152,7 +152,10 @@ def search(
         run = run_one_shot(spec, run_dir=run_dir, registry=registry, progress=not quiet, console=err_console)
         report_one_shot(run, export, build_option, json_out, fuse)
         return
-    experiment = _ask_tell(registry, spec, run_dir, options, asynchronous=asynchronous, quiet=quiet)
+    defaults = ("strategy",) if strategy is None else ()
+    experiment = _ask_tell(
+        registry, spec, run_dir, options, asynchronous=asynchronous, quiet=quiet, defaults=defaults
+    )
     report_ask_tell(experiment, export, build_option, json_out, plot)
 
 
@@ -169,8 +172,10 @@ def _ask_tell(
     *,
     asynchronous: bool,
     quiet: bool,
+    defaults: tuple[str, ...] = (),
 ) -> Experiment:
-    """The ask/tell run of ``spec`` on its executor, run to its end."""
+    """The ask/tell run of ``spec`` on its executor, run to its end (``defaults``: the
+    components the user did not name, which the journal records)."""
     check_executor_options(registry.get("executor", spec.executor), options, registry)
     experiment = Experiment.from_spec(
         spec,
@@ -180,6 +185,7 @@ def _ask_tell(
         console=err_console,
         executor_options=options,
         asynchronous=asynchronous,
+        defaults=defaults,
     )
     experiment.run()
     return experiment
