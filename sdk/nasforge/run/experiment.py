@@ -207,7 +207,15 @@ class Experiment:
             what = f"{self.spec.strategy} on {self.space.name}"
             objective = self.evaluator.objective.name
             with RunProgress(
-                what, self.spec.budget.trials, objective, show=self.progress, console=self.console
+                what,
+                self.spec.budget.trials,
+                objective,
+                show=self.progress,
+                console=self.console,
+                intro=None
+                if replay.ended
+                else _intro(self.spec.budget.trials, self.evaluator, len(replay.trials)),
+                workers=self.spec.workers,
             ) as progress:
                 self._loop = loop = RunLoop(self, replay, journal, progress)
                 (run_in_flight if self.asynchronous else run_rounds)(loop)
@@ -264,6 +272,21 @@ class Experiment:
         training epochs), a full evaluation counting the full budget; None when the
         evaluator declares no fidelity (:func:`nasforge.run.fidelity_accounting.fidelity_spent`)."""
         return fidelity_spent((trial_spent(t, self.evaluator) for t in self.trials), self.evaluator)
+
+
+def _intro(trials: int | None, evaluator: Evaluator, replayed: int) -> str | None:
+    """What a run is about to do, in a line: its trials and what each costs (an evaluator
+    that trains says its epochs and examples); None when there is no trial budget."""
+    if trials is None:
+        return None
+    facts = evaluator.describe()
+    each = f"each evaluated by {evaluator.name}"
+    epochs, examples = facts.get("epochs"), facts.get("train")
+    if isinstance(epochs, int) and isinstance(examples, int):
+        plural = "s" if epochs != 1 else ""
+        each = f"each trained {epochs} epoch{plural} on {examples:,} examples by {evaluator.name}"
+    done = f" ({replayed} done before)" if replayed else ""
+    return f"{trials} trial{'s' if trials != 1 else ''}{done}, {each}"
 
 
 def _check_strategy_goal(strategy: Strategy, goal: SearchGoal) -> None:
