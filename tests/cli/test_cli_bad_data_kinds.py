@@ -148,3 +148,16 @@ def test_a_long_parser_message_is_cut_where_a_sentence_ends() -> None:
     words = _reason(ValueError("word " * 80))
     assert words.endswith(" ...") and len(words) <= MAX_REASON + 4
     assert not words[:-4].endswith("wor")
+
+
+@pytest.mark.parametrize("case", sorted(LOOPS))
+def test_a_symlink_loop_as_what_to_train_or_inspect_is_one_line(cli, tmp_path, case: str) -> None:
+    path = LOOPS[case](tmp_path)
+    cli("train", path, "--space", "toy", "--train-data", "digits", "-q").assert_one_line_error(LOOP)
+    cli("inspect", path).assert_one_line_error(LOOP)
+    data = tmp_path / "d.npz"
+    np.savez(data, **_flat())
+    cli("train", "linear-skip-skip-skip", "--space", "toy", "--train-data", path, "-q").assert_one_line_error(
+        LOOP
+    )
+    assert not (tmp_path / "runs").exists()

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from nasforge.kernel.errors import ExportError
+from nasforge.run.data.data_paths import is_link_loop
 from nasforge.run.journal import FILENAME as JOURNAL
 from nasforge.tools.export.bundle import ONNX_FILE
 from nasforge.tools.export.ensemble_export import MANIFEST, load_ensemble
@@ -29,6 +30,10 @@ def inspect_file(path: str | os.PathLike[str]) -> dict[str, Any]:
     if kind is PathKind.FILE and path.name == MANIFEST:
         return inspect_ensemble(path.parent)
     if kind is PathKind.MISSING:
+        if is_link_loop(path):
+            raise ExportError(
+                f"{path}: a symbolic link loop (following its links leads back to where they started)"
+            )
         raise ExportError(f"no such file: {path}")
     try:
         with open(path, "rb") as fh:

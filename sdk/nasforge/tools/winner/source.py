@@ -21,6 +21,7 @@ from nasforge.kernel.errors import JournalError, NasforgeError
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.registry import Registry
 from nasforge.kernel.search_space import BUILD, SearchSpace
+from nasforge.run.data.data_paths import refuse_link_loop
 from nasforge.run.journal import JournalReader
 from nasforge.run.spec import ExperimentSpec
 from nasforge.tools.export import resolve_genotype
@@ -60,6 +61,7 @@ def resolve_source(
     """The architecture ``source`` names: a run directory (its best, or front member
     ``member``), a ``.safetensors`` genotype file, or a genotype string (with ``space_name``)."""
     text = os.fspath(source)
+    refuse_link_loop(text)
     space, g = resolve_genotype(text, space_name, registry, member=member)
     if BUILD not in space.capabilities:
         raise NasforgeError(f"space '{space.name}' cannot build a network to train")
