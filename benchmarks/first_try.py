@@ -9,13 +9,15 @@ lines, and the best architecture; then ``nasforge train RUN_DIR --export`` on th
     python benchmarks/first_try.py --threads 1     # NASFORGE_THREADS=1 (a busy machine)
 
 Figures depend on the machine and on what else runs on it: compare commands measured in
-the same run, and say how busy the machine was (the load average is printed).
+the same run, and say how busy the machine was (the load average is printed). With one
+thread the CPU time is about the wall time the command takes on a machine of its own.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -61,7 +63,10 @@ def small_npz(path: Path) -> Path:
 
 
 def timed(argv: list[str], env: dict[str, str]) -> dict[str, object]:
-    """Run ``argv``; its wall time, first stderr line's time, longest gap between lines."""
+    """Run ``argv``; its wall time and CPU time, first stderr line's time, longest gap
+    between lines. On a shared machine the CPU time (user + system of the process) is the
+    steadier figure: with one thread it is about the wall time the command takes alone."""
+    cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.monotonic()
     proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     stamps: list[float] = []
@@ -73,10 +78,13 @@ def timed(argv: list[str], env: dict[str, str]) -> dict[str, object]:
     out = proc.stdout.read() if proc.stdout else ""
     proc.wait()
     wall = time.monotonic() - start
+    cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (cpu_after.ru_utime - cpu_before.ru_utime) + (cpu_after.ru_stime - cpu_before.ru_stime)
     gaps = [b - a for a, b in zip([0.0, *stamps], [*stamps, wall], strict=True)]
     return {
         "status": proc.returncode,
         "wall": wall,
+        "cpu": cpu,
         "first_line": stamps[0] if stamps else None,
         "longest_silence": max(gaps),
         "progress_lines": sum("epoch" in line for line in lines),
@@ -135,7 +143,8 @@ def main() -> None:
 def _report(result: dict[str, object]) -> None:
     first = result["first_line"]
     print(
-        f"  status {result['status']}, wall {result['wall']:.1f} s, first stderr line after "
+        f"  status {result['status']}, wall {result['wall']:.1f} s, CPU {result['cpu']:.1f} s, "
+        f"first line after "
         f"{first if first is None else f'{first:.1f} s'}, longest silence {result['longest_silence']:.1f} s, "
         f"{result['progress_lines']} progress lines naming an epoch"
     )

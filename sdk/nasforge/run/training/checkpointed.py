@@ -92,109 +92,124 @@ def train_checkpointed(
     (:class:`~nasforge.run.training.checkpoint.CheckpointError`). A loss that is not
     finite stops the training in one line (a lower ``lr`` usually helps).
     """
-    dev = resolve_device(device)
-    randomness = LocalRandomness(seed)  # the weights, then dropout and drop-path
-    with randomness:
-        model = build_network(space, g, build_options).to(dev)
-    optimizer = SGDConfig(
-        lr=recipe.lr, momentum=recipe.momentum, weight_decay=recipe.weight_decay, nesterov=recipe.nesterov
-    ).build(model.parameters())
-    order = seeded_generator(seed)
-    augment = seeded_generator(seed + 1)
-    x, y = data.x.to(dev), data.y.to(dev)
-
+    state = _TrainingState(space, g, data, recipe, seed, resolve_device(device), build_options)
     path = Path(checkpoint_dir) / CHECKPOINT if checkpoint_dir is not None else None
-    full_fingerprint = {**(fingerprint or {}), "recipe": recipe.to_json(), "seed": int(seed)}
-    history: list[dict[str, float]] = []
-    start, seconds_before = 0, 0.0
+    fingerprint = {**(fingerprint or {}), "recipe": recipe.to_json(), "seed": int(seed)}
     if path is not None and path.exists():
-        state = read_checkpoint(path, full_fingerprint)
-        model.load_state_dict(state["model"])
-        optimizer.load_state_dict(state["optimizer"])
-        order.set_state(state["generators"]["order"])
-        augment.set_state(state["generators"]["augment"])
-        if state.get("device_type") == dev.type:  # a CUDA stream cannot continue on the CPU
-            randomness.generator(dev).set_state(state["generators"]["randomness"])
-        history = [dict(record) for record in state["history"]]
-        start, seconds_before = int(state["epoch"]), float(state["seconds"])
-        if start < recipe.epochs:
-            logger.info("continuing from %s after epoch %d of %d", path, start, recipe.epochs)
-        else:
-            logger.info("%s holds this training, finished (%d epochs): not trained again", path, start)
-
-    schedule = CosineSchedule(recipe.lr, 0.0, recipe.epochs)
-    rows, cols = recipe.shifts(data.input_shape)
-    flips = recipe.flips(data.input_shape)
-    batches_per_epoch = sum(1 for _ in _batch_starts(len(data), recipe.batch_size))
+        state.load(read_checkpoint(path, fingerprint))
+        done = f"finished ({state.epoch} epochs): not trained again"
+        more = f"continuing after epoch {state.epoch} of {recipe.epochs}"
+        logger.info("%s holds this training, %s", path, more if state.epoch < recipe.epochs else done)
+    resumed_from, seconds_before = state.epoch, state.seconds
     started = time.perf_counter()
-    reporter = _Reporter(recipe.epochs, batches_per_epoch, data.name, start, progress, console)
-
-    def augmented(batches: Iterator[Batch]) -> Iterator[Batch]:
-        for xb, yb in batches:
-            if xb.shape[0] < 2:  # BatchNorm cannot train on one sample: only a last batch is that small
-                continue
-            if rows or cols:
-                xb = shift_images(xb, rows, cols, generator=augment)
-            if flips:
-                xb = mirror_images(xb, generator=augment)
-            yield xb, yb
-
+    batches = sum(1 for _ in _batch_starts(len(data), recipe.batch_size))
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
-    with reporter:
-        for epoch in range(start, recipe.epochs):
-            t0 = time.perf_counter()
-            lr = schedule(epoch)
-            set_lr(optimizer, lr)
-            step = reporter.stepper(epoch)
-            log = train_epoch(
-                model,
-                augmented(iterate_batches(x, y, recipe.batch_size, generator=order)),
-                optimizer,
-                grad_clip=recipe.grad_clip,
-                randomness=randomness,
-                on_step=step,
-            )
-            if not math.isfinite(log["loss"]):
-                raise NasforgeError(
-                    f"training diverged in epoch {epoch + 1} (loss {log['loss']}): try a lower --lr"
-                )
-            record = {
-                "epoch": epoch + 1,
-                "lr": lr,
-                "loss": log["loss"],
-                "accuracy": log["accuracy"],
-                "seconds": time.perf_counter() - t0,
-            }
-            history.append(record)
+    with _Reporter(recipe.epochs, batches, data.name, resumed_from, progress, console) as reporter:
+        while state.epoch < recipe.epochs:
+            record = state.train_epoch(reporter.stepper(state.epoch))
+            state.seconds = seconds_before + time.perf_counter() - started
             if path is not None:
-                write_checkpoint(
-                    path,
-                    {
-                        "fingerprint": full_fingerprint,
-                        "epoch": epoch + 1,
-                        "model": {k: v.detach().cpu() for k, v in model.state_dict().items()},
-                        "optimizer": optimizer.state_dict(),
-                        "generators": {
-                            "order": order.get_state(),
-                            "augment": augment.get_state(),
-                            "randomness": randomness.generator(dev).get_state(),
-                        },
-                        "device_type": dev.type,
-                        "history": history,
-                        "seconds": seconds_before + time.perf_counter() - started,
-                    },
-                )
+                write_checkpoint(path, {"fingerprint": fingerprint, **state.to_checkpoint()})
             reporter.epoch_done(record)
             if on_epoch is not None:
                 on_epoch(record)
     return TrainedNetwork(
-        model=model.eval(),
-        history=tuple(history),
-        resumed_from=start,
+        model=state.model.eval(),
+        history=tuple(state.history),
+        resumed_from=resumed_from,
         seconds=seconds_before + time.perf_counter() - started,
         checkpoint=path,
     )
+
+
+class _TrainingState:
+    """Everything the next epoch depends on: weights, optimiser, the three random
+    streams, and how far the training got (what a checkpoint holds)."""
+
+    def __init__(
+        self,
+        space: SearchSpace,
+        g: Genotype,
+        data: TensorData,
+        recipe: TrainRecipe,
+        seed: int,
+        device: torch.device,
+        build_options: dict[str, Any] | None,
+    ) -> None:
+        self.recipe, self.device = recipe, device
+        self.randomness = LocalRandomness(seed)  # the weights, then dropout and drop-path
+        with self.randomness:
+            self.model = build_network(space, g, build_options).to(device)
+        self.optimizer = SGDConfig(
+            lr=recipe.lr, momentum=recipe.momentum, weight_decay=recipe.weight_decay, nesterov=recipe.nesterov
+        ).build(self.model.parameters())
+        self.order = seeded_generator(seed)  # the batch order
+        self.augment = seeded_generator(seed + 1)  # shifts and mirrors
+        self.x, self.y = data.x.to(device), data.y.to(device)
+        self.shifts, self.flips = recipe.shifts(data.input_shape), recipe.flips(data.input_shape)
+        self.schedule = CosineSchedule(recipe.lr, 0.0, recipe.epochs)
+        self.epoch, self.seconds = 0, 0.0
+        self.history: list[dict[str, float]] = []
+
+    def train_epoch(self, on_step: Callable[[float], None]) -> dict[str, float]:
+        """One epoch at the schedule's learning rate; its record."""
+        t0 = time.perf_counter()
+        lr = self.schedule(self.epoch)
+        set_lr(self.optimizer, lr)
+        log = train_epoch(
+            self.model,
+            self._augmented(iterate_batches(self.x, self.y, self.recipe.batch_size, generator=self.order)),
+            self.optimizer,
+            grad_clip=self.recipe.grad_clip,
+            randomness=self.randomness,
+            on_step=on_step,
+        )
+        if not math.isfinite(log["loss"]):
+            raise NasforgeError(
+                f"training diverged in epoch {self.epoch + 1} (loss {log['loss']}): try a lower --lr"
+            )
+        self.epoch += 1
+        record = {"epoch": self.epoch, "lr": lr, "loss": log["loss"], "accuracy": log["accuracy"]}
+        record["seconds"] = time.perf_counter() - t0
+        self.history.append(record)
+        return record
+
+    def _augmented(self, batches: Iterator[Batch]) -> Iterator[Batch]:
+        rows, cols = self.shifts
+        for xb, yb in batches:
+            if xb.shape[0] < 2:  # BatchNorm cannot train on one sample: only a last batch is that small
+                continue
+            if rows or cols:
+                xb = shift_images(xb, rows, cols, generator=self.augment)
+            if self.flips:
+                xb = mirror_images(xb, generator=self.augment)
+            yield xb, yb
+
+    def to_checkpoint(self) -> dict[str, Any]:
+        return {
+            "epoch": self.epoch,
+            "model": {k: v.detach().cpu() for k, v in self.model.state_dict().items()},
+            "optimizer": self.optimizer.state_dict(),
+            "generators": {
+                "order": self.order.get_state(),
+                "augment": self.augment.get_state(),
+                "randomness": self.randomness.generator(self.device).get_state(),
+            },
+            "device_type": self.device.type,
+            "history": self.history,
+            "seconds": self.seconds,
+        }
+
+    def load(self, state: dict[str, Any]) -> None:
+        self.model.load_state_dict(state["model"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.order.set_state(state["generators"]["order"])
+        self.augment.set_state(state["generators"]["augment"])
+        if state.get("device_type") == self.device.type:  # a CUDA stream cannot continue on the CPU
+            self.randomness.generator(self.device).set_state(state["generators"]["randomness"])
+        self.history = [dict(record) for record in state["history"]]
+        self.epoch, self.seconds = int(state["epoch"]), float(state["seconds"])
 
 
 def _batch_starts(n: int, batch_size: int) -> Iterator[int]:

@@ -26,102 +26,112 @@ _OUT = "Checkpoints and output"
 _DEFAULT = TrainRecipe()
 
 
+Source = Annotated[
+    str,
+    typer.Argument(
+        help="A run directory (trains its best), a .safetensors genotype file, or a genotype "
+        "string (with --space).",
+        show_default=False,
+    ),
+]
+TrainData = Annotated[
+    str | None,
+    typer.Option(
+        help="Data to train on: a dataset name (see `nasforge datasets`) or the path of your "
+        ".npz/.pt/.safetensors file or image folder (default: the run's own).",
+        rich_help_panel=_WHAT,
+    ),
+]
+SpaceOfText = Annotated[str | None, typer.Option(help="Space of a genotype string.", rich_help_panel=_WHAT)]
+Member = Annotated[
+    int | None,
+    typer.Option(
+        min=0, help="Of a multi-objective run: member K of its Pareto front.", rich_help_panel=_WHAT
+    ),
+]
+BuildOptions = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--build-option",
+        help="Network option key=value over the run's, e.g. C=16 (repeatable).",
+        rich_help_panel=_WHAT,
+    ),
+]
+Seed = Annotated[
+    int | None,
+    typer.Option(
+        min=0,
+        help="Seed of the weights, batch order and augmentation (default: the run's, else 0).",
+        rich_help_panel=_WHAT,
+    ),
+]
+Device = Annotated[str, typer.Option(help="cpu, cuda or cuda:N.", rich_help_panel=_WHAT)]
+Epochs = Annotated[int, typer.Option(min=1, help="Epochs.", rich_help_panel=_RECIPE)]
+BatchSize = Annotated[int, typer.Option(min=1, help="Batch size.", rich_help_panel=_RECIPE)]
+LearningRate = Annotated[
+    float, typer.Option(min=0.0, help="Learning rate, annealed to 0 by a cosine.", rich_help_panel=_RECIPE)
+]
+Momentum = Annotated[float, typer.Option(min=0.0, help="SGD momentum (Nesterov).", rich_help_panel=_RECIPE)]
+WeightDecay = Annotated[float, typer.Option(min=0.0, help="Weight decay.", rich_help_panel=_RECIPE)]
+Augmentation = Annotated[
+    str,
+    typer.Option(
+        "--augment",
+        help=f"{', '.join(AUGMENTS)}: auto shifts images by up to 1/8 of their size, "
+        "shift-flip also mirrors them; other data is never augmented.",
+        rich_help_panel=_RECIPE,
+    ),
+]
+HoldoutFraction = Annotated[
+    float,
+    typer.Option(
+        help="Share held out to report on when the data has no test split.", rich_help_panel=_RECIPE
+    ),
+]
+CheckpointDir = Annotated[
+    Path | None,
+    typer.Option(
+        help="Checkpoint and result.json (default: RUN_DIR/trained, else runs/train-...). "
+        "Run the command again after a kill to continue.",
+        rich_help_panel=_OUT,
+    ),
+]
+Restart = Annotated[
+    bool, typer.Option("--restart", help="Drop the checkpoint there and start over.", rich_help_panel=_OUT)
+]
+ExportDir = Annotated[
+    Path | None,
+    typer.Option(
+        "--export",
+        help="Write genotype.safetensors, weights.safetensors and model.onnx (the trained "
+        "weights, checked with onnxruntime) to this directory.",
+        rich_help_panel=_OUT,
+    ),
+]
+JsonOut = Annotated[bool, typer.Option("--json", help="Print the result as JSON.", rich_help_panel=_OUT)]
+
+
 def train(
     ctx: typer.Context,
-    source: Annotated[
-        str,
-        typer.Argument(
-            help="A run directory (trains its best), a .safetensors genotype file, or a genotype "
-            "string (with --space).",
-            show_default=False,
-        ),
-    ],
-    train_data: Annotated[
-        str | None,
-        typer.Option(
-            help="Data to train on: a dataset name (see `nasforge datasets`) or the path of your "
-            ".npz/.pt/.safetensors file or image folder (default: the run's own).",
-            rich_help_panel=_WHAT,
-        ),
-    ] = None,
-    space: Annotated[
-        str | None, typer.Option(help="Space of a genotype string.", rich_help_panel=_WHAT)
-    ] = None,
-    member: Annotated[
-        int | None,
-        typer.Option(
-            min=0, help="Of a multi-objective run: member K of its Pareto front.", rich_help_panel=_WHAT
-        ),
-    ] = None,
-    build_option: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--build-option",
-            help="Network option key=value over the run's, e.g. C=16 (repeatable).",
-            rich_help_panel=_WHAT,
-        ),
-    ] = None,
-    seed: Annotated[
-        int | None,
-        typer.Option(
-            min=0,
-            help="Seed of the weights, batch order and augmentation (default: the run's, else 0).",
-            rich_help_panel=_WHAT,
-        ),
-    ] = None,
-    device: Annotated[str, typer.Option(help="cpu, cuda or cuda:N.", rich_help_panel=_WHAT)] = "cpu",
-    epochs: Annotated[int, typer.Option(min=1, help="Epochs.", rich_help_panel=_RECIPE)] = _DEFAULT.epochs,
-    batch_size: Annotated[
-        int, typer.Option(min=1, help="Batch size.", rich_help_panel=_RECIPE)
-    ] = _DEFAULT.batch_size,
-    lr: Annotated[
-        float,
-        typer.Option(min=0.0, help="Learning rate, annealed to 0 by a cosine.", rich_help_panel=_RECIPE),
-    ] = _DEFAULT.lr,
-    momentum: Annotated[
-        float, typer.Option(min=0.0, help="SGD momentum (Nesterov).", rich_help_panel=_RECIPE)
-    ] = _DEFAULT.momentum,
-    weight_decay: Annotated[
-        float, typer.Option(min=0.0, help="Weight decay.", rich_help_panel=_RECIPE)
-    ] = _DEFAULT.weight_decay,
-    augment: Annotated[
-        str,
-        typer.Option(
-            help=f"{', '.join(AUGMENTS)}: auto shifts images by up to 1/8 of their size, "
-            "shift-flip also mirrors them; other data is never augmented.",
-            rich_help_panel=_RECIPE,
-        ),
-    ] = _DEFAULT.augment,
-    holdout_fraction: Annotated[
-        float,
-        typer.Option(
-            help="Share held out to report on when the data has no test split.", rich_help_panel=_RECIPE
-        ),
-    ] = _DEFAULT.holdout_fraction,
-    checkpoint_dir: Annotated[
-        Path | None,
-        typer.Option(
-            help="Checkpoint and result.json (default: RUN_DIR/trained, else runs/train-...). "
-            "Run the command again after a kill to continue.",
-            rich_help_panel=_OUT,
-        ),
-    ] = None,
-    restart: Annotated[
-        bool,
-        typer.Option("--restart", help="Drop the checkpoint there and start over.", rich_help_panel=_OUT),
-    ] = False,
-    export: Annotated[
-        Path | None,
-        typer.Option(
-            help="Write genotype.safetensors, weights.safetensors and model.onnx (the trained "
-            "weights, checked with onnxruntime) to this directory.",
-            rich_help_panel=_OUT,
-        ),
-    ] = None,
+    source: Source,
+    train_data: TrainData = None,
+    space: SpaceOfText = None,
+    member: Member = None,
+    build_option: BuildOptions = None,
+    seed: Seed = None,
+    device: Device = "cpu",
+    epochs: Epochs = _DEFAULT.epochs,
+    batch_size: BatchSize = _DEFAULT.batch_size,
+    lr: LearningRate = _DEFAULT.lr,
+    momentum: Momentum = _DEFAULT.momentum,
+    weight_decay: WeightDecay = _DEFAULT.weight_decay,
+    augment: Augmentation = _DEFAULT.augment,
+    holdout_fraction: HoldoutFraction = _DEFAULT.holdout_fraction,
+    checkpoint_dir: CheckpointDir = None,
+    restart: Restart = False,
+    export: ExportDir = None,
     quiet: Quiet = False,
-    json_out: Annotated[
-        bool, typer.Option("--json", help="Print the result as JSON.", rich_help_panel=_OUT)
-    ] = False,
+    json_out: JsonOut = False,
 ) -> None:
     """Train the architecture a search chose from scratch, report its held-out accuracy
     and optionally export it with its trained weights.
