@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 #: The first-try search: a small NAS-Bench-201 network (C=8, N=1) trained 5 epochs per
-#: trial by short-train, ten trials, the default strategy.
+#: trial by short-train, eight trials, the default strategy.
 FIRST_TRY = [
     "--evaluator",
     "short-train",

@@ -85,3 +85,37 @@ def test_the_estimate_after_the_first_trial(caplog) -> None:
     assert [r.getMessage() for r in caplog.records if "take about" in r.getMessage()] == [
         "y: the first trial took 8 s; the other 98 take about 3 min more"
     ]
+
+
+def test_slow_data_loading_is_said_and_a_quick_refusal_stays_one_line(cli, tmp_path, monkeypatch) -> None:
+    import time
+
+    from nasforge.run import training_data
+
+    real = training_data.load_dataset
+
+    def slow(*args, **kwargs):
+        time.sleep(0.5)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(training_data, "SAY_LOADING_AFTER", 0.05)
+    monkeypatch.setattr(training_data, "load_dataset", slow)
+    argv = ["search", "--space", "toy", "--strategy", "random", "--evaluator", "toy", "--budget-trials", "1"]
+    run = cli(
+        *argv,
+        "--evaluator",
+        "short-train",
+        "--train-data",
+        _npz(tmp_path),
+        "--run-dir",
+        tmp_path / "r",
+        ok=True,
+    )
+    assert "loading the training data" in run.err.splitlines()[0]
+    monkeypatch.setattr(training_data, "load_dataset", real)
+    monkeypatch.setattr(training_data, "SAY_LOADING_AFTER", 2.0)
+    (tmp_path / "bad.npz").write_bytes(b"")
+    refused = cli(
+        *argv, "--evaluator", "short-train", "--train-data", tmp_path / "bad.npz", "--run-dir", tmp_path / "x"
+    )
+    refused.assert_one_line_error("the file is empty")

@@ -11,7 +11,9 @@ arrays), since the journal's trials were measured on what was recorded.
 
 from __future__ import annotations
 
+import logging
 import os
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -19,6 +21,10 @@ from nasforge.kernel.datasets import ComponentLookup, TensorData, is_data_path, 
 from nasforge.kernel.errors import JournalError, NasforgeError, UnknownNameError
 from nasforge.run.data.data_paths import absolute_data_path
 from nasforge.run.data.user_arrays import DataError, user_data
+
+_log = logging.getLogger("nasforge.data")
+#: Seconds of loading after which a run says it is loading its data.
+SAY_LOADING_AFTER = 2.0
 
 #: How a spec names data given in memory to the Python API.
 IN_MEMORY = "memory:"
@@ -85,7 +91,15 @@ def load_training_data(
             f"the run trained on data given in memory ({name}): resume it from Python with "
             "nasforge.api.resume(RUN_DIR, train_data=...) and the same data"
         )
-    return load_dataset(name, registry=registry, seed=seed)
+    # generating MNIST-1D or reading a folder of images takes a while: say so if it does,
+    # but not before a refusal of bad data, which stays the one line on stderr
+    said = threading.Timer(SAY_LOADING_AFTER, _log.info, ("loading the training data %s ...", name))
+    said.daemon = True
+    said.start()
+    try:
+        return load_dataset(name, registry=registry, seed=seed)
+    finally:
+        said.cancel()
 
 
 def data_record(data: TensorData) -> dict[str, Any]:
