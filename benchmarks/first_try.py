@@ -36,7 +36,7 @@ FIRST_TRY = [
     "--build-option",
     "N=1",
     "--budget-trials",
-    "10",
+    "8",
 ]
 
 
