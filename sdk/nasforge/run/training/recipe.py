@@ -8,7 +8,8 @@ data. The recipe is the short-train evaluator's made longer and given augmentati
   epochs (set once per epoch), weight decay 3e-4, gradient norm clipped at 5, batches of
   64 in an order drawn from the seed (the loop of :func:`~nasforge.run.training.train_epoch`);
 * 30 epochs: a NAS-Bench-201 cell with C=8, N=1 trains on MNIST-1D's 4,000 sequences in
-  about a minute on one laptop CPU core (the default C=16, N=5 network in about seven);
+  about two minutes of one CPU core (102-131 s measured on a busy 2-core machine; the
+  default C=16, N=5 network takes several times longer);
 * augmentation where the data is images (``C x H x W``): each sample shifted by up to an
   eighth of its height and width (zero padding, then a crop: CIFAR's 4 pixels of 32,
   MNIST-1D's 5 samples of 40, digits' 1 pixel of 8), drawn per sample from the seed;
