@@ -1,7 +1,7 @@
 """Bad data that used to get through: symbolic link loops wherever a data path is read,
 labels that skip classes, inputs that are not numbers, and a torch file of pickled objects
 refused in a whole sentence. Each is one line on stderr, exit 2, no run directory, and a
-:class:`~nasforge.run.data.DataError` (a ValueError) from the Python API."""
+:class:`~nasforge.run.builtin_datasets.DataError` (a ValueError) from the Python API."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from nasforge import api
-from nasforge.run.data import DataError
+from nasforge.run.builtin_datasets import DataError
 
 TOY = ["search", "--space", "toy", "--strategy", "random", "--evaluator", "short-train", "-q"]
 TOY += ["--budget-trials", "1", "--evaluator-option", "epochs=1"]
@@ -105,7 +105,7 @@ def test_labels_that_skip_classes_are_refused_unless_num_classes_says_so(cli, tm
 
 
 def test_a_test_split_may_lack_a_class(tmp_path) -> None:
-    from nasforge.run.data import read_user_data
+    from nasforge.run.builtin_datasets import read_user_data
 
     data = _flat()
     np.savez(tmp_path / "d.npz", **data, x_test=data["x"][:4], y_test=np.array([0, 0, 2, 2]))
@@ -141,7 +141,7 @@ def test_a_torch_file_of_pickled_objects_is_refused_in_a_whole_sentence(cli, tmp
 
 
 def test_a_long_parser_message_is_cut_where_a_sentence_ends() -> None:
-    from nasforge.run.data.tensor_files import MAX_REASON, _reason
+    from nasforge.run.builtin_datasets.tensor_files import MAX_REASON, _reason
 
     first = "A first sentence long enough to say what went wrong in the file, which is what a user reads."
     assert _reason(ValueError(first + " " + "word " * 80)) == first

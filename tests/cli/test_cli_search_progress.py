@@ -90,7 +90,7 @@ def test_the_estimate_after_the_first_trial(caplog) -> None:
 def test_slow_data_loading_is_said_and_a_quick_refusal_stays_one_line(cli, tmp_path, monkeypatch) -> None:
     import time
 
-    from nasforge.run import training_data
+    from nasforge.run import run_data as training_data
 
     real = training_data.load_dataset
 

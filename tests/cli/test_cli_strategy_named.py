@@ -11,7 +11,7 @@ import pytest
 from nasforge import api
 from nasforge.kernel.registry import get_registry
 from nasforge.run import defaults
-from nasforge.run.journal import JournalReader
+from nasforge.run.journal_file import JournalReader
 
 TABLE = ["search", "--budget-trials", "4", "-q"]
 

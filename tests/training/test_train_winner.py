@@ -171,7 +171,7 @@ def test_a_genotype_file_trains_on_given_data_with_a_held_out_share(cli, tmp_pat
 
 # --- same weights after a kill --------------------------------------------------------------
 def _toy(tmp_path: Path):
-    from nasforge.run.data import read_user_data
+    from nasforge.run.builtin_datasets import read_user_data
 
     space = get_registry().space("toy")
     data = read_user_data(str(flat_npz(tmp_path / "flat.npz", n=300))).train
@@ -206,7 +206,7 @@ def test_an_interrupted_training_continues_to_the_same_weights(tmp_path) -> None
 
 
 def test_images_are_augmented_the_same_way_after_a_resume(tmp_path) -> None:
-    from nasforge.run.data import read_user_data
+    from nasforge.run.builtin_datasets import read_user_data
 
     space = get_registry().space("nb201")
     data = read_user_data(str(image_npz(tmp_path / "b.npz"))).train

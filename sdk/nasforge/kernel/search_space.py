@@ -13,13 +13,13 @@ import random
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
-import torch
-from torch import nn
-
 from nasforge.kernel.errors import CapabilityError, InvalidGenotypeError
 from nasforge.kernel.genotype import Genotype
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # torch loads when a network is built, not with the contract
+    import torch
+    from torch import nn
+
     from nasforge.kernel.decisions import Decision
 
 # Capability names a space may declare; strategies list the ones they need.

@@ -26,16 +26,8 @@ from typing import Any, Literal, get_args
 
 import attrs
 
-from nasforge.kernel.option_types import (
-    MAX_COUNT,
-    OptionError,
-    as_float,
-    check_option,
-    in_range,
-    one_of,
-    show,
-    typed,
-)
+from nasforge.kernel.errors import OptionError, show
+from nasforge.kernel.option_types import MAX_COUNT, as_float, check_option, in_range, one_of, typed
 
 #: ``auto``: shift images, leave other data alone; ``none``; ``shift``; ``shift-flip``.
 Augment = Literal["auto", "none", "shift", "shift-flip"]

@@ -212,7 +212,7 @@ def _one_shot_strategy(run: OneShotRun) -> str | None:
     """The strategy of a one-shot run, as its outcome or journal header records it."""
     spec = run.outcome.produced_by.get("spec")
     if not (isinstance(spec, dict) and spec.get("strategy")) and run.run_dir is not None:
-        from nasforge.run.journal import JournalReader
+        from nasforge.run.journal_file import JournalReader
 
         try:
             spec = JournalReader.of_run(run.run_dir).header.get("spec")

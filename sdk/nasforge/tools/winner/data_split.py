@@ -21,8 +21,8 @@ import attrs
 from nasforge.kernel.datasets import FILES_DATASET, TensorData, is_data_path
 from nasforge.kernel.errors import NasforgeError, UnknownNameError
 from nasforge.kernel.registry import Registry
-from nasforge.run.data import DataError, user_data
-from nasforge.run.training_data import IN_MEMORY, load_training_data, spec_name
+from nasforge.run.builtin_datasets import DataError, user_data
+from nasforge.run.run_data import IN_MEMORY, load_training_data, spec_name
 
 
 @attrs.frozen(eq=False)

@@ -21,8 +21,8 @@ from nasforge.kernel.errors import JournalError, NasforgeError
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.registry import Registry
 from nasforge.kernel.search_space import BUILD, SearchSpace
-from nasforge.run.data.data_paths import refuse_link_loop
-from nasforge.run.journal import JournalReader
+from nasforge.run.builtin_datasets.data_paths import refuse_link_loop
+from nasforge.run.journal_file import JournalReader
 from nasforge.run.spec import ExperimentSpec
 from nasforge.tools.export import resolve_genotype
 from nasforge.tools.export.path_probe import PathKind, probe_path

@@ -29,9 +29,8 @@ from torch import nn
 
 from nasforge.kernel.datasets import build_option_names, network_options
 from nasforge.kernel.device import resolve_device
-from nasforge.kernel.errors import NasforgeError
+from nasforge.kernel.errors import NasforgeError, OptionError
 from nasforge.kernel.files import atomic_write_text
-from nasforge.kernel.option_types import OptionError
 from nasforge.kernel.registry import Registry, get_registry
 from nasforge.run.training import evaluate
 from nasforge.run.training.checkpointed import CHECKPOINT, train_checkpointed
