@@ -23,6 +23,7 @@ CHECKED = {
     *LISTINGS,
     "search",
     "resume",
+    "train",
     "export",
     "inspect",
     "score",
@@ -86,7 +87,14 @@ def test_search_resume_export_inspect(cli, tmp_path) -> None:
     exported = _schema(
         cli("export", run, "--out", tmp_path / "x", "--no-onnx", "--json", ok=True).json(), "export"
     )
-    _schema(cli("inspect", run, "--json", ok=True).json(), "inspect")
+    inspected = _schema(cli("inspect", run, "--json", ok=True).json(), "inspect")
+    assert inspected["strategy"] == searched["strategy"] == "random"
+    assert inspected["strategy_default"] is searched["strategy_default"] is False
+    assert inspected["best_score"] == {"score": searched["value"]}
+    train = ["train", searched["best"], "--space", "toy", "--train-data", "gaussian", "--epochs", "1"]
+    train += ["--build-option", "in_features=3072", "--checkpoint-dir", tmp_path / "t", "-q", "--json"]
+    trained = _schema(cli(*train, ok=True).json(), "train")
+    assert trained["epochs"] == 1 and trained["heldout"]["examples"] > 0
     assert (
         _schema(cli("inspect", exported["genotype"], "--json", ok=True).json(), "inspect")["kind"]
         == "genotype"

@@ -7,6 +7,7 @@ through ``PYTHONPATH``, so the CLI discovers it by its entry point like any othe
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,10 +16,20 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "third_party_plugin
 
 
 def install_example(target: Path) -> Path:
-    """``pip install --target TARGET`` the example (no dependencies: nasforge is installed)."""
-    argv = ["install", "--quiet", "--no-deps", "--no-build-isolation", "--target", str(target), str(EXAMPLE)]
+    """``pip install --target TARGET`` the example (no dependencies: nasforge is installed).
+
+    Installed from a copy beside ``target``: building in place would leave ``build/`` and
+    ``*.egg-info`` in the checkout's ``examples/`` folder."""
+    source = example_copy(target)
+    shutil.copytree(EXAMPLE, source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
+    argv = ["install", "--quiet", "--no-deps", "--no-build-isolation", "--target", str(target), str(source)]
     subprocess.run([sys.executable, "-m", "pip", *argv], check=True, capture_output=True, timeout=300)
     return target
+
+
+def example_copy(installed: Path) -> Path:
+    """Where :func:`install_example` copied the example to build it (outside the checkout)."""
+    return installed.parent / f"{installed.name}-source"
 
 
 def run_nasforge(installed: Path, *args: str, threads: int | None = None) -> subprocess.CompletedProcess:

@@ -146,6 +146,18 @@ def test_an_end_record_followed_by_trials_is_not_the_end(finished, tmp_path) -> 
     reader = JournalReader.of_run(run)
     assert reader.end is not None and reader.end["trials"] == TRIALS, "the last end wins"
     _same_trials(run, finished)
+    kinds = [json.loads(line)["type"] for line in _lines(run)]
+    assert kinds.count("end") == 1 and kinds[-1] == "end", "the stale end record is gone: one end"
+    assert _lines(run)[: 1 + 10] == [header, *trials[:10]], "every other line kept as it was"
+
+
+def test_a_journal_without_a_stale_end_is_not_rewritten(finished, tmp_path) -> None:
+    lines = _lines(finished)
+    run = _write(tmp_path / "run", lines[:-1])  # killed before its end: trials only
+    before = os.stat(journal_path(run)).st_ino
+    api.resume(run)
+    assert os.stat(journal_path(run)).st_ino == before, "appended to, not replaced"
+    assert [json.loads(line)["type"] for line in _lines(run)].count("end") == 1
 
 
 # --- checksums -------------------------------------------------------------------------------

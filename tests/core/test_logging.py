@@ -77,7 +77,8 @@ def test_a_run_without_a_live_bar_logs_its_progress(caplog, monkeypatch) -> None
     with caplog.at_level(logging.INFO, logger="nasforge"):
         out = api.search("toy", "random", "toy", progress=True, **TOY)
     records = [r for r in caplog.records if r.name == "nasforge.experiment"]
-    assert len(records) == 30
+    assert records[0].getMessage() == "random on toy: 30 trials, each evaluated by toy"  # up front
+    assert len(records) == 31, "then one record a trial"
     last = re.fullmatch(r"random on toy: trial 30/30, best (\w+) (\S+), [\d.]+ s", records[-1].getMessage())
     assert last is not None, records[-1].getMessage()
     assert last[2] == f"{out.best_result.objectives[last[1]]:.4g}"
@@ -118,7 +119,8 @@ def test_the_cli_logs_progress_on_stderr_and_removes_its_handler(cli, tmp_path, 
     before = list(logging.getLogger("nasforge").handlers)
     run = cli(*SEARCH, "--run-dir", tmp_path / "a", "--json", ok=True)
     lines = [line for line in run.err.splitlines() if "nasforge.experiment" in line]
-    assert len(lines) == 30 and " INFO nasforge.experiment: random on toy: trial 30/30, best " in lines[-1]
+    assert lines[0].endswith(" INFO nasforge.experiment: random on toy: 30 trials, each evaluated by toy")
+    assert len(lines) == 31 and " INFO nasforge.experiment: random on toy: trial 30/30, best " in lines[-1]
     assert run.json()["trials"] == 30  # stdout stays the result alone
     assert logging.getLogger("nasforge").handlers == before
     assert logging.getLogger("nasforge").level == logging.NOTSET

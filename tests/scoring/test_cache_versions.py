@@ -150,16 +150,54 @@ def test_concurrent_writers_leave_an_intact_cache(tmp_path) -> None:
     assert len(hits) == len(lines) and all(v == float(i) for i, v in hits.items())
 
 
-def test_an_unwritable_cache_warns_and_the_sweep_goes_on(tmp_path) -> None:
+def test_an_unwritable_cache_warns_and_the_sweep_goes_on(tmp_path, caplog) -> None:
     blocked = tmp_path / "file"
     blocked.write_text("not a directory")
     sp = space()
     gs = sample_genotypes(sp, 1, seed=6)
-    with warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings(record=True) as caught, caplog.at_level("WARNING", "nasforge"):
         warnings.simplefilter("always")
         table = score_genotypes(sp, gs, [Size()], data=DATA, build=TINY, cache=blocked)
     assert table.values("size")[0] == _expected(gs[0])
-    assert any("not written" in str(w.message) for w in caught)
+    assert [r.getMessage() for r in caplog.records if "not written" in r.getMessage()], caplog.text
+    assert not caught, "a logged warning, not a Python warning with a source line"
+
+
+def _shard_dir(cache_dir, sp, g) -> object:
+    """The path the shard of ``Size`` on ``g`` is written to (found by writing it once)."""
+    score_genotypes(sp, [g], [Size()], data=DATA, build=TINY, cache=cache_dir)
+    (shard,) = list(cache_dir.glob("*.jsonl"))
+    shard.unlink()
+    return shard
+
+
+def test_a_shard_that_became_a_directory_is_recovered_with_one_logged_warning(tmp_path, caplog) -> None:
+    sp = space()
+    gs = sample_genotypes(sp, 3, seed=6)
+    shard = _shard_dir(tmp_path, sp, gs[0])
+    shard.mkdir()
+    (shard / "something").write_text("kept")  # not ours to remove: the shard is not written
+    with warnings.catch_warnings(record=True) as caught, caplog.at_level("WARNING", "nasforge"):
+        warnings.simplefilter("always")
+        cache = ScoreCache(tmp_path, flush_every=1)
+        table = score_genotypes(sp, gs, [Size()], data=DATA, build=TINY, cache=cache)
+    assert list(table.values("size")) == [_expected(g) for g in gs]
+    warned = [r for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warned) == 1 and "not cached" in warned[0].getMessage(), caplog.text
+    assert str(shard) in warned[0].getMessage()
+    assert not caught, "no Python RuntimeWarning"
+    assert (shard / "something").read_text() == "kept"
+
+
+def test_an_empty_directory_in_a_shards_place_is_replaced_by_the_shard(tmp_path, caplog) -> None:
+    sp = space()
+    gs = sample_genotypes(sp, 2, seed=6)
+    shard = _shard_dir(tmp_path, sp, gs[0])
+    shard.mkdir()
+    with caplog.at_level("WARNING", "nasforge"):
+        score_genotypes(sp, gs, [Size()], data=DATA, build=TINY, cache=tmp_path)
+    assert shard.is_file() and len(shard.read_text().splitlines()) == 2
+    assert not [r for r in caplog.records if r.levelname == "WARNING"]
 
 
 def test_hnas_pool_key_carries_the_versions(monkeypatch) -> None:

@@ -123,7 +123,8 @@ def load_dataset(
 
 def is_data_path(name: str) -> bool:
     """Whether ``name`` names a file or folder rather than a dataset: it holds a path
-    separator, starts with ``.`` or ``~``, ends with a tensor file's suffix, or exists.
+    separator, starts with ``.`` or ``~``, ends with a tensor file's suffix, or exists (a
+    symbolic link counts even where it leads nowhere, so the loader says what is wrong).
 
     Registered names are plain words, so the two never overlap; a registered name wins
     over a file of the same name in the working directory.
@@ -133,7 +134,7 @@ def is_data_path(name: str) -> bool:
         any(sep in name for sep in separators)
         or name.startswith((".", "~"))
         or name.lower().endswith(DATA_FILE_SUFFIXES)
-        or os.path.exists(name)
+        or os.path.lexists(name)
     )
 
 

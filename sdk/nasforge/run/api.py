@@ -292,6 +292,7 @@ def search(
         retries=retries,
         data=data,
         events=RunEvents(registry, hooks=hooks, on_trial=on_trial, on_end=on_end),
+        defaulted=("strategy",) if strategy is None else (),
     )
     return _outcome(run)
 
@@ -308,12 +309,14 @@ def run_spec(
     retries: int = DEFAULT_RETRIES,
     data: TensorData | None = None,
     events: RunEvents | None = None,
+    defaulted: tuple[str, ...] = (),
 ) -> Experiment | OneShotRun:
     """Run ``spec`` (as :func:`build_spec` makes it) to its end, and return the run itself
     (the :class:`~nasforge.run.experiment.Experiment` of an ask/tell run, the
     :class:`~nasforge.run.one_shot_run.OneShotRun` of a one-shot one): what :func:`search`
     and ``nasforge search`` both run, so each refusal is made here, once. ``console``: where
-    progress is drawn (stderr by default)."""
+    progress is drawn (stderr by default). ``defaulted``: the components the caller did not
+    name (``("strategy",)``), which the journal records so a summary can say so."""
     registry = registry if registry is not None else get_registry()
     options = ExecutorOptions(retries=retries, options=executor_options or {})
     if spec.is_one_shot(registry):
@@ -339,6 +342,7 @@ def run_spec(
         asynchronous=asynchronous,
         data=data,
         events=events,
+        defaults=defaulted,
     )
     experiment.run()
     return experiment

@@ -64,6 +64,18 @@ def default_strategy(registry: Any) -> str:
     return default_component(registry, "strategy", STRATEGY)
 
 
+#: Journal header key: the components a run did not name and got as defaults.
+DEFAULTS_KEY = "defaults"
+
+
+def strategy_default_note(name: str) -> str:
+    """``name`` as the default strategy, and why it was the one chosen (a summary's line)."""
+    first, extra = STRATEGIES[0]
+    if name == first:
+        return f"{name} (the default: the {extra} extra is installed)"
+    return f"{name} (the default; {first} when the {extra} extra is installed)"
+
+
 def _importable(module: str) -> bool:
     try:
         return importlib.util.find_spec(module) is not None

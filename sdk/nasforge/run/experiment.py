@@ -45,6 +45,7 @@ from nasforge.kernel.registry import Registry, get_registry
 from nasforge.kernel.result import Trial
 from nasforge.kernel.search_space import SearchSpace
 from nasforge.kernel.strategy import Strategy
+from nasforge.run.defaults import DEFAULTS_KEY, strategy_default_note
 from nasforge.run.environment import describe_environment
 from nasforge.run.executors import Executor, ExecutorOptions, InProcessExecutor
 from nasforge.run.fidelity_spent import at_full, fidelity_spent, trial_spent
@@ -112,6 +113,7 @@ class Experiment:
         asynchronous: bool | None = None,
         data: TensorData | None = None,
         events: RunEvents | None = None,
+        defaults: tuple[str, ...] = (),
     ) -> None:
         evaluator.preflight()  # an evaluator that cannot serve the space is refused before any trial
         if stop:  # recorded in the spec (and so the journal): a resume obeys the same rules
@@ -140,6 +142,9 @@ class Experiment:
         self.stopped: dict[str, Any] | None = None
         self._loop: RunLoop | None = None
         self.data = data
+        #: The components the caller did not name, chosen as defaults (``("strategy",)``):
+        #: the journal header records them, so a summary can say so.
+        self.defaults = tuple(defaults)
 
     # --- construction -----------------------------------------------------------------
     @classmethod
@@ -191,6 +196,8 @@ class Experiment:
         except (KeyError, TypeError) as exc:
             raise JournalError(f"{reader.path}: header holds no usable experiment spec ({exc})") from exc
         kwargs.setdefault("asynchronous", reader.header.get(EVALUATION_KEY) == ASYNCHRONOUS)
+        recorded = reader.header.get(DEFAULTS_KEY)
+        kwargs.setdefault("defaults", tuple(recorded) if isinstance(recorded, list) else ())
         return cls.from_spec(spec, run_dir=run_dir, registry=registry, **kwargs)
 
     # --- running ----------------------------------------------------------------------
@@ -209,6 +216,8 @@ class Experiment:
         started = time.perf_counter()
         try:
             replay = journal.open(self._load_replay, self._header)
+            if "strategy" in self.defaults and not replay.exists:
+                logger.info("no strategy named: searching with %s", strategy_default_note(self.spec.strategy))
             if not replay.ended:
                 log_start(
                     what,
@@ -220,7 +229,15 @@ class Experiment:
                 )
             objective = self.evaluator.objective.name
             with RunProgress(
-                what, self.spec.budget.trials, objective, show=self.progress, console=self.console
+                what,
+                self.spec.budget.trials,
+                objective,
+                show=self.progress,
+                console=self.console,
+                intro=None
+                if replay.ended
+                else _intro(self.spec.budget.trials, self.evaluator, len(replay.trials)),
+                workers=self.spec.workers,
             ) as progress:
                 self._loop = loop = RunLoop(self, replay, journal, progress)
                 (run_in_flight if self.asynchronous else run_rounds)(loop)
@@ -259,6 +276,7 @@ class Experiment:
             "goal": self.goal.to_json(),
             "reported": self.evaluator.reported,
             **({} if self.data is None else {"data": data_record(self.data)}),
+            **({DEFAULTS_KEY: list(self.defaults)} if self.defaults else {}),
             "environment": describe_environment(),
             "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         }
@@ -280,6 +298,21 @@ class Experiment:
         training epochs), a full evaluation counting the full budget; None when the
         evaluator declares no fidelity (:func:`nasforge.run.fidelity_spent.fidelity_spent`)."""
         return fidelity_spent((trial_spent(t, self.evaluator) for t in self.trials), self.evaluator)
+
+
+def _intro(trials: int | None, evaluator: Evaluator, replayed: int) -> str | None:
+    """What a run is about to do, in a line: its trials and what each costs (an evaluator
+    that trains says its epochs and examples); None when there is no trial budget."""
+    if trials is None:
+        return None
+    facts = evaluator.describe()
+    each = f"each evaluated by {evaluator.name}"
+    epochs, examples = facts.get("epochs"), facts.get("train")
+    if isinstance(epochs, int) and isinstance(examples, int):
+        plural = "s" if epochs != 1 else ""
+        each = f"each trained {epochs} epoch{plural} on {examples:,} examples by {evaluator.name}"
+    done = f" ({replayed} done before)" if replayed else ""
+    return f"{trials} trial{'s' if trials != 1 else ''}{done}, {each}"
 
 
 def _budget_text(budget: dict[str, Any]) -> str:

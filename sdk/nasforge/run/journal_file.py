@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from nasforge.kernel.errors import JournalError
-from nasforge.kernel.files import JsonLinesAppender
+from nasforge.kernel.files import JsonLinesAppender, atomic_write_text
 from nasforge.kernel.result import Trial
 from nasforge.run.advice import advised, resume_advice
 
@@ -207,6 +207,37 @@ def is_unstarted(path: Path) -> bool:
         return _is_unstarted_text(head.decode("utf-8"))
     except UnicodeDecodeError:
         return False
+
+
+def drop_stale_end_records(path: Path) -> int:
+    """Remove every end record that trials follow (a run that went on after it ended),
+    so that a resumed run, which appends its own end, leaves one; returns how many.
+
+    The reader already ignores such a record, but a journal that ends up with two says two
+    different things about its best. The file is replaced whole (written beside it, then
+    renamed), every other line kept byte for byte, a torn last line included; a journal
+    without a stale end is not touched. The caller holds the run directory's lock.
+    """
+    text = _read_text(path)
+    lines = text.split("\n")
+    complete, tail = lines[:-1], lines[-1]
+    kinds: list[str | None] = []
+    for line in complete:
+        try:
+            record = json.loads(line) if line.strip() else None
+        except (json.JSONDecodeError, RecursionError):
+            record = None  # the reader refuses a corrupt line; it is not ours to judge here
+        kinds.append(record.get("type") if isinstance(record, dict) else None)
+    stale = {
+        i
+        for i, kind in enumerate(kinds)
+        if kind == "end" and any(later == "trial" for later in kinds[i + 1 :])
+    }
+    if not stale:
+        return 0
+    kept = [line for i, line in enumerate(complete) if i not in stale]
+    atomic_write_text(path, "".join(line + "\n" for line in kept) + tail)
+    return len(stale)
 
 
 #: Header fields that are JSON objects (or null) when present: a resume reads into them.

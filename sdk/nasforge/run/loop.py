@@ -112,7 +112,7 @@ class RunLoop:
             self.judge.improved(trial.index)
         if is_new:
             exp.events.trial_end(exp, trial)
-        self.progress.advance(len(exp.trials), exp.best_value())
+        self.progress.advance(len(exp.trials), exp.best_value(), wall=wall if is_new else None)
         if exp.stopped is None:
             exp.stopped = self.judge.after(trial, self.state, is_new=is_new)
 

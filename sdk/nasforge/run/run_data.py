@@ -15,14 +15,20 @@ choice of data and its record.
 
 from __future__ import annotations
 
+import logging
 import os
+import threading
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from nasforge.kernel.datasets import ComponentLookup, TensorData, is_data_path, load_dataset
 from nasforge.kernel.errors import JournalError, NasforgeError, UnknownNameError
+from nasforge.run.builtin_datasets.data_paths import absolute_data_path
 from nasforge.run.builtin_datasets.user_arrays import DataError, user_data
+
+_log = logging.getLogger("nasforge.data")
+#: Seconds of loading after which a run says it is loading its data.
+SAY_LOADING_AFTER = 2.0
 
 #: How a spec names data given in memory to the Python API.
 IN_MEMORY = "memory:"
@@ -65,7 +71,7 @@ def as_training_data(value: Any) -> tuple[str | None, TensorData | None]:
 
 def spec_name(name: str | None, registry: ComponentLookup) -> str | None:
     """``name`` as a spec records it: a path that is no registered dataset made absolute
-    (``~`` expanded), anything else unchanged."""
+    (``~`` expanded; a symbolic link loop is refused in one line), anything else unchanged."""
     if name is None or is_in_memory(name):
         return name
     try:
@@ -74,7 +80,7 @@ def spec_name(name: str | None, registry: ComponentLookup) -> str | None:
     except UnknownNameError:
         if not is_data_path(name):
             raise
-    return str(Path(name).expanduser().resolve())
+    return str(absolute_data_path(name))
 
 
 def load_training_data(
@@ -89,7 +95,15 @@ def load_training_data(
             f"the run trained on data given in memory ({name}): resume it from Python with "
             "nasforge.api.resume(RUN_DIR, train_data=...) and the same data"
         )
-    return load_dataset(name, registry=registry, seed=seed)
+    # generating MNIST-1D or reading a folder of images takes a while: say so if it does,
+    # but not before a refusal of bad data, which stays the one line on stderr
+    said = threading.Timer(SAY_LOADING_AFTER, _log.info, ("loading the training data %s ...", name))
+    said.daemon = True
+    said.start()
+    try:
+        return load_dataset(name, registry=registry, seed=seed)
+    finally:
+        said.cancel()
 
 
 def data_record(data: TensorData) -> dict[str, Any]:

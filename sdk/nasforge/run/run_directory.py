@@ -19,7 +19,7 @@ from typing import Any
 from rich.console import Console
 
 from nasforge.kernel.result import Trial
-from nasforge.run.journal_file import JournalWriter, journal_path
+from nasforge.run.journal_file import JournalWriter, drop_stale_end_records, journal_path
 from nasforge.run.replay import Replay
 from nasforge.run.run_lock import RunLock
 
@@ -37,13 +37,17 @@ class RunJournal:
 
     def open(self, load: Callable[[], Replay], header: Callable[[], dict[str, Any]]) -> Replay:
         """The journal's replay (``load`` reads and checks it); unless the run ended, the
-        directory is locked and opened for appending, and a new run gets its header."""
+        directory is locked and opened for appending, and a new run gets its header. An end
+        record that trials follow (the run went on after it) is removed first, so the
+        journal ends up with one end record, the one this run appends."""
         if self.run_dir is None:
             return self.replay
         self.replay = load()
         if not self.replay.ended:
             # Read again under the lock: what a writer appended before we got it counts.
             self.lock = RunLock(self.run_dir).acquire()
+            if self.replay.exists:  # a run that went on after an end record: keep one end
+                drop_stale_end_records(journal_path(self.run_dir))
             self.replay = load()
             self.writer = JournalWriter(journal_path(self.run_dir))
             for saved in self.writer.saved_fragments:

@@ -12,6 +12,10 @@ the network exported to ONNX and timed with onnxruntime on this machine, at the 
 input shape, cached (:mod:`nasforge.tools.latency_objective`). Off by default, so results and
 journals without it are unchanged.
 
+Where stderr is no terminal (a log, CI), each training reports its epoch and batch every
+10 seconds (``NASFORGE_PROGRESS_SECONDS``) as a ``nasforge.short_train`` log record, so a
+search whose trials take minutes still says what it is doing between them.
+
 Every random draw of an evaluation (initial weights, shuffling, dropout, drop-path)
 comes from generators seeded by the evaluator and owned by the call
 (:mod:`nasforge.kernel.seeding`), so a result depends on the genotype and the settings only,
@@ -26,6 +30,7 @@ from typing import Any, ClassVar, get_args
 
 import attrs
 import torch
+from rich.console import Console
 from torch import nn
 
 from nasforge.kernel.datasets import ComponentLookup, TensorData, load_dataset, network_options
@@ -33,6 +38,7 @@ from nasforge.kernel.errors import NasforgeError, OptionError
 from nasforge.kernel.evaluator import PREDICTIONS_KEY, Evaluator
 from nasforge.kernel.fidelity import asked_budget, should_stop
 from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.progress_log import ProgressLog, bar_is_live
 from nasforge.kernel.result import Objective, Result
 from nasforge.kernel.search_space import BUILD, SearchSpace
 from nasforge.kernel.seeding import LocalRandomness, seeded_generator
@@ -112,6 +118,7 @@ class ShortTrainEvaluator(Evaluator):
         if data is None:
             data = load_dataset(name, registry=registry, seed=seed)
         self.valid, self.train = data.split(valid_fraction, seed=seed)
+        self._data_name = data.name  # "mnist1d", a file's stem: what progress records call it
         self.epochs, self.batch_size, self.seed, self.device = epochs, batch_size, seed, device
         self.optimiser = SGDConfig(lr=lr, weight_decay=weight_decay)
         self.build_options = {**(build_options or {}), **(build or {})}
@@ -190,11 +197,13 @@ class ShortTrainEvaluator(Evaluator):
             vx, vy = self.valid.x.to(self.device), self.valid.y.to(self.device)
             curve: list[float] = []
             acc = math.nan
+            progress = self._progress(epochs, len(x))
 
             def validated(done: int, _log: dict[str, float]) -> bool:
                 nonlocal acc  # evaluation draws no randomness: the curve leaves training unchanged
                 _, acc = evaluate(model, vx, vy)
                 curve.append(100.0 * acc)
+                progress.epoch_done(done, curve[-1])
                 return should_stop(stop_below, done, curve[-1], OBJECTIVE.higher_is_better)
 
             log = train_cosine(
@@ -207,6 +216,7 @@ class ShortTrainEvaluator(Evaluator):
                 batch_size=self.batch_size,
                 order=seeded_generator(self.seed),
                 randomness=randomness,
+                on_step=progress.step,
                 after_epoch=validated,
             )
         except RuntimeError as exc:  # a network that cannot train is a failed trial, not a crash
@@ -234,6 +244,25 @@ class ShortTrainEvaluator(Evaluator):
         result = self.latency.add_to(result, g)
         return attrs.evolve(result, cost=time.perf_counter() - start)
 
+    def _progress(self, epochs: int, examples: int) -> _TrainingProgress:
+        """This trial's progress within its training, reported through one throttle the
+        evaluator keeps across trials (so short trials do not each start a new 10 s wait)."""
+        log = self.__dict__.get("_progress_log")
+        if log is None:
+            # a live bar on the terminal shows the run's progress; elsewhere, log records do
+            terminal = bar_is_live(True, Console(stderr=True))
+            what = f"short-train on {self._data_name}"
+            log = ProgressLog("nasforge.short_train", what, unit="epoch", silent=terminal)
+            self._progress_log = log
+        batches = max(1, math.ceil(examples / self.batch_size))
+        return _TrainingProgress(log, epochs, batches)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled for a worker process without its progress throttle (it holds a clock)."""
+        state = dict(self.__dict__)
+        state.pop("_progress_log", None)
+        return state
+
     def describe(self) -> dict[str, Any]:
         return {
             **super().describe(),
@@ -257,3 +286,21 @@ def _probabilities(model: nn.Module, x: torch.Tensor, batch_size: int = 512) -> 
             [torch.softmax(model(x[i : i + batch_size]), -1) for i in range(0, len(x), batch_size)]
         )
     return [[round(float(p), 6) for p in row] for row in probs.cpu().tolist()]
+
+
+class _TrainingProgress:
+    """One trial's epochs and batches as throttled log records:
+    ``short-train on mnist1d: epoch 3/5, batch 20/44 (epoch 2: valid_accuracy 61.3), 24.0 s``."""
+
+    def __init__(self, log: ProgressLog, epochs: int, batches: int) -> None:
+        self.log, self.epochs, self.batches = log, epochs, batches
+        self.epoch, self.batch, self.last = 1, 0, ""
+
+    def step(self, _loss: float) -> None:
+        self.batch += 1
+        self.log.total = self.epochs
+        self.log.update(self.epoch, f"batch {min(self.batch, self.batches)}/{self.batches}{self.last}")
+
+    def epoch_done(self, done: int, accuracy: float) -> None:
+        self.last = f" (epoch {done}: {OBJECTIVE.name} {accuracy:.1f})"
+        self.epoch, self.batch = done + 1, 0

@@ -69,7 +69,8 @@ def test_search_strategy_hnas_is_the_hnas_command(tmp_path) -> None:
 
 def test_the_hnas_command_says_it_is_deprecated(tmp_path) -> None:
     args = ["hnas", "--evaluator", "nb201-table", "--dataset", "cifar10", "--steps", "2", *BUILD, *SMALL]
-    result = CliRunner().invoke(app, [*args, "--no-onnx", "--quiet", "--out", str(tmp_path / "e")])
+    out = ["--no-onnx", "--quiet", "--out", str(tmp_path / "e"), "--run-dir", str(tmp_path / "r")]
+    result = CliRunner().invoke(app, [*args, *out])
     assert result.exit_code == 0, result.output
     line = next(x for x in result.stderr.splitlines() if "deprecated" in x)
     assert "nasforge search --strategy hnas" in line and "--build-option C=4" in line
@@ -81,7 +82,8 @@ def test_the_hnas_command_says_it_is_deprecated(tmp_path) -> None:
 def test_the_deprecation_line_keeps_where_the_pool_is_scored(tmp_path) -> None:
     args = ["hnas", "--evaluator", "nb201-table", "--dataset", "cifar10", "--steps", "2", *BUILD, *SMALL]
     where = ["--executor", "process", "--workers", "2"]
-    result = CliRunner().invoke(app, [*args, *where, "--no-onnx", "--quiet", "--out", str(tmp_path / "e")])
+    out = ["--no-onnx", "--quiet", "--out", str(tmp_path / "e"), "--run-dir", str(tmp_path / "r")]
+    result = CliRunner().invoke(app, [*args, *where, *out])
     assert result.exit_code == 0, result.output
     line = next(x for x in result.stderr.splitlines() if "deprecated" in x)
     assert "--executor process --workers 2" in line

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from nasforge.kernel.optional import require
+from nasforge.run.builtin_datasets.data_paths import absolute_data_path, refuse_link_loop
 from nasforge.run.builtin_datasets.user_arrays import DataError, UserData, user_data
 
 #: The suffixes of files read as images (torchvision's ImageFolder list).
@@ -47,10 +48,11 @@ def read_image_folder(root: str | os.PathLike[str]) -> UserData:
         x, y, _ = _images(root, classes)
         arrays = {"x": x, "y": y}
     arrays["num_classes"] = np.int64(len(classes))
-    return user_data(arrays, name=root.resolve().name or "images", where=str(root))
+    return user_data(arrays, name=absolute_data_path(root).name or "images", where=str(root))
 
 
 def _class_folders(root: Path) -> list[Path]:
+    refuse_link_loop(root)
     if not root.is_dir():
         raise DataError(f"{root}: no such folder" if not root.exists() else f"{root}: not a folder")
     folders = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))

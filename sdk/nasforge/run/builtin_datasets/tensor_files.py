@@ -10,6 +10,8 @@ another format) is one line naming the file and the format expected.
 from __future__ import annotations
 
 import os
+import pickle
+import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -18,12 +20,14 @@ import numpy as np
 import torch
 
 from nasforge.kernel.datasets import DATA_FILE_SUFFIXES
+from nasforge.run.builtin_datasets.data_paths import refuse_link_loop
 from nasforge.run.builtin_datasets.user_arrays import DataError, UserData, user_data
 
 
 def read_tensor_file(path: str | os.PathLike[str]) -> UserData:
     """The data in the tensor file at ``path`` (its format by its suffix), checked."""
     path = Path(path)
+    refuse_link_loop(path)
     suffix = path.suffix.lower()
     if suffix not in _READERS:
         raise DataError(
@@ -40,8 +44,7 @@ def read_tensor_file(path: str | os.PathLike[str]) -> UserData:
     except DataError:
         raise
     except Exception as exc:  # noqa: BLE001 - each format's parser raises its own types on garbage
-        detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise DataError(f"{path}: not a readable {what} ({detail[:160]})") from None
+        raise DataError(f"{path}: not a readable {what} ({_reason(exc)})") from None
     return user_data(arrays, name=path.stem, where=str(path))
 
 
@@ -60,7 +63,17 @@ def _npz(path: Path) -> Mapping[str, Any]:
 
 
 def _torch(path: Path) -> Mapping[str, Any]:
-    loaded = torch.load(path, map_location="cpu", weights_only=True)
+    try:
+        loaded = torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as exc:
+        found = re.search(r"Unsupported global: GLOBAL ([\w.]+)", str(exc))
+        if found is None:
+            raise
+        raise DataError(
+            f"{path}: holds Python objects other than tensors ({found.group(1)}), which nasforge does "
+            "not unpickle, since unpickling runs code from the file; save x and y as torch tensors "
+            "(torch.as_tensor) or as a .npz or .safetensors file"
+        ) from None
     if not isinstance(loaded, Mapping) or not all(isinstance(k, str) for k in loaded):
         raise DataError(f"{path}: holds a {type(loaded).__name__}, not a dict of named tensors x and y")
     return dict(loaded)
@@ -78,3 +91,22 @@ _READERS: dict[str, tuple[str, Callable[[Path], Mapping[str, Any]]]] = {
     ".pth": ("torch file", _torch),
     ".safetensors": ("safetensors file", _safetensors),
 }
+
+
+#: Longest library message quoted in a refusal; a longer one is cut where a sentence ends.
+MAX_REASON = 200
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _reason(exc: BaseException) -> str:
+    """A parser's complaint in a few words: its first line without terminal colour codes,
+    cut after the last whole sentence (or word) that fits, never in the middle of one."""
+    text = _ANSI.sub("", str(exc)).strip()
+    first = text.splitlines()[0].strip() if text else type(exc).__name__
+    if len(first) <= MAX_REASON:
+        return first
+    head = first[:MAX_REASON]
+    end = head.rfind(". ")
+    if end > MAX_REASON // 3:
+        return head[: end + 1]
+    return head[: head.rfind(" ")].rstrip(",;:") + " ..."

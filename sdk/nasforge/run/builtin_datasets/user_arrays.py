@@ -4,7 +4,9 @@ Tensor files, image folders and the arrays given to the Python API all end here,
 set of checks decides what a dataset is: inputs ``x`` of real numbers, finite, one row
 per sample with at least one feature; integer labels ``y`` in ``0 .. K-1``, one per
 sample, at least two classes; optionally a test split ``x_test`` / ``y_test`` of the same
-sample shape and classes; optionally ``num_classes`` (K, else the largest label + 1).
+sample shape and classes; optionally ``num_classes`` (K, else the largest label + 1, and
+then every class 0..K-1 must have an example: labels that skip classes are refused unless
+``num_classes`` says so).
 What breaks a rule is a :class:`~nasforge.kernel.errors.DataError` in one line that says
 where and what, found before a run directory exists, so a bad file never leaves a
 half-written run.
@@ -99,6 +101,8 @@ def _array(value: Any, what: str) -> np.ndarray:
 
 def _inputs(value: Any, what: str) -> torch.Tensor:
     array = _array(value, what)
+    if array.dtype.kind == "b":  # true/false is no measurement: a mask saved in place of data
+        raise DataError(f"{what} holds bool values, not numbers (inputs are real numbers)")
     if array.ndim < 2:
         raise DataError(f"{what} has shape {array.shape}: expected one row per sample (N x features...)")
     if array.shape[0] == 0:
@@ -151,4 +155,21 @@ def _num_classes(value: Any, y: torch.Tensor, where: str) -> int:
     present = int(torch.unique(y).numel())
     if present < 2:
         raise DataError(f"{where}: y holds one class only ({largest}); a classifier needs at least two")
+    if value is None:
+        _no_skipped_classes(y, classes, where)
     return classes
+
+
+def _no_skipped_classes(y: torch.Tensor, classes: int, where: str) -> None:
+    """Labels read as ``0..K-1`` with K their largest + 1 must use every class: labels 0, 1
+    and 1000 would make a 1,001-class network of which 998 outputs never see an example
+    (almost always a label that was not renumbered). ``num_classes`` says it is meant."""
+    present = torch.unique(y)
+    if present.numel() == classes:
+        return
+    shown = ", ".join(str(int(v)) for v in present[:5]) + (", ..." if present.numel() > 5 else "")
+    raise DataError(
+        f"{where}: y has {present.numel()} distinct labels ({shown}) but its largest is {classes - 1}, "
+        f"so {classes - present.numel()} of the {classes} classes 0..{classes - 1} have no example; "
+        "number the labels 0..K-1, or give num_classes to keep classes without examples"
+    )

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from nasforge.kernel.datasets import FILES_DATASET, TensorData
+from nasforge.run.builtin_datasets.data_paths import refuse_link_loop
 from nasforge.run.builtin_datasets.image_folder import read_image_folder
 from nasforge.run.builtin_datasets.tensor_files import read_tensor_file
 from nasforge.run.builtin_datasets.user_arrays import DataError, UserData
@@ -20,6 +21,7 @@ from nasforge.run.builtin_datasets.user_arrays import DataError, UserData
 def read_user_data(path: str) -> UserData:
     """The data at ``path`` (``~`` expanded): an image folder or a tensor file."""
     where = Path(path).expanduser()
+    refuse_link_loop(where)
     if where.is_dir():
         return read_image_folder(where)
     return read_tensor_file(where)

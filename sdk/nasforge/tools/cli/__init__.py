@@ -12,7 +12,7 @@ from rich.markup import escape
 from nasforge.kernel.errors import NasforgeError
 from nasforge.kernel.registry import get_registry
 from nasforge.run.advice import cli_message
-from nasforge.tools.cli import export_cmd, listing, log_output, report_cmd, score_cmd, search_cmd
+from nasforge.tools.cli import export_cmd, listing, log_output, report_cmd, score_cmd, search_cmd, train_cmd
 from nasforge.tools.cli.error_lines import one_line, os_error_line, resource_error_line, usage_error_line
 from nasforge.tools.cli.executor_flags import commands_taking_executor_options, expand_executor_flags
 from nasforge.tools.cli.output import err_console, set_running_command
@@ -20,7 +20,7 @@ from nasforge.tools.cli.plugin_commands import mount_plugin_commands
 
 app = typer.Typer(
     name="nasforge",
-    help="Neural architecture search from the command line: list plugins, search, resume, export.",
+    help="Neural architecture search from the command line: list plugins, search, resume, train, export.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
@@ -35,6 +35,7 @@ app.command("datasets")(listing.datasets)
 app.command("executors")(listing.executors)
 app.command()(search_cmd.search)
 app.command()(search_cmd.resume)
+app.command()(train_cmd.train)
 app.command()(export_cmd.export)
 app.command()(export_cmd.inspect)
 app.command()(score_cmd.score)
@@ -63,7 +64,7 @@ def _global_options(
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Debug messages too.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Warnings and errors only.")] = False,
 ) -> None:
-    """Neural architecture search from the command line: list plugins, search, resume, export."""
+    """Neural architecture search from the command line: list plugins, search, resume, train, export."""
     level = log_output.parse_level(log_level) if log_level is not None else logging.INFO
     if verbose:
         level = logging.DEBUG

@@ -14,6 +14,7 @@ from nasforge.kernel.errors import NasforgeError
 from nasforge.kernel.progress_log import ProgressLog, bar_is_live
 from nasforge.kernel.registry import Registry
 from nasforge.kernel.search_space import BUILD
+from nasforge.run.defaults import strategy_default_note
 from nasforge.tools.cli.common_options import Device, Quiet, command_registry
 from nasforge.tools.cli.options import parse_options, parse_shape
 from nasforge.tools.cli.output import err_console, out_console, print_json
@@ -286,15 +287,17 @@ def inspect(
     path: Annotated[
         Path,
         typer.Argument(
-            help="A .safetensors genotype, an .onnx model, a run directory, or an ensemble export "
-            "(its directory or manifest.json)."
+            help="A .safetensors genotype or weights file, an .onnx model, a run directory, an "
+            "export directory, or an ensemble export (its directory or manifest.json)."
         ),
     ],
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON to stdout.")] = False,
 ) -> None:
-    """Describe a nasforge genotype file, ONNX model, run directory or ensemble export.
+    """Describe a nasforge genotype file, ONNX model, weights file, run directory or export.
 
-    An ensemble export is verified first (manifest, every member's checksum): a damaged
+    Says whether a model is trained, on what data and to what held-out accuracy
+    (`nasforge train`), and of a run the strategy (and whether it was the default) and
+    the best score. An ensemble export is verified first (manifest, every member's checksum): a damaged
     one is refused in one line.
     """
     info = inspect_file(path)
@@ -316,8 +319,22 @@ def inspect(
             table.add_row("members", "\n".join(_member_line(m) for m in v["members"]) or "-")
         elif k == "fused" and isinstance(v, dict):
             table.add_row(k, f"{v.get('file')} (parity max |diff| {_number(v.get('parity_max_abs_diff'))})")
-        elif isinstance(v, dict) and k in ("objectives", "normalisation", "tolerance"):
-            table.add_row(k, _numbers(v))
+        elif isinstance(v, dict) and k in ("objectives", "normalisation", "tolerance", "best_score"):
+            table.add_row(k.replace("_", " "), _numbers(v))
+        elif k == "strategy_default":
+            continue  # said on the strategy's row
+        elif k == "strategy" and info.get("strategy_default"):
+            table.add_row(k, strategy_default_note(str(v)))
+        elif k == "trained" and isinstance(v, dict):  # of a run: what `nasforge train` recorded
+            table.add_row(
+                k,
+                f"{v.get('epochs')} epochs on {v.get('data')}: held-out accuracy "
+                f"{_number(v.get('heldout_accuracy'))} % ({v.get('heldout')})",
+            )
+        elif k == "heldout_accuracy":
+            table.add_row("held-out accuracy", f"{_number(v)} % ({info.get('heldout')})")
+        elif k == "heldout":
+            continue  # said with the accuracy
         elif k not in ("kind", "path"):
             table.add_row(k, ", ".join(map(_number, v)) if isinstance(v, list) else str(v))
     out_console.print(table)

@@ -149,6 +149,7 @@ def search(
         asynchronous=asynchronous,
         executor_options=parse_options(executor_option),
         retries=retries,
+        defaulted=("strategy",) if strategy is None else (),  # the summary says it was the default
     )
     _report(run, export, build_option, json_out, fuse, plot)
 

@@ -14,6 +14,7 @@ from rich.table import Table
 from nasforge.kernel.ensemble import Ensemble
 from nasforge.kernel.errors import NasforgeError
 from nasforge.kernel.result import Trial
+from nasforge.run.defaults import strategy_default_note
 from nasforge.run.experiment import Experiment
 from nasforge.run.one_shot_run import OneShotRun
 from nasforge.tools.cli.options import parse_options
@@ -62,6 +63,9 @@ def report_ask_tell(
     reported = experiment.evaluator.reported
     rows: dict[str, Any] = {
         "best": space.format(outcome.best),
+        # which strategy searched, and whether it was the default (no --strategy given)
+        "strategy": experiment.spec.strategy,
+        "strategy_default": "strategy" in experiment.defaults,
         "objective": objective.name,
         "value": value,
         # the protocol: chosen by the objective above, reported by this one
@@ -176,6 +180,8 @@ def report_one_shot(
         )
     rows: dict[str, Any] = {
         "best": space.format(run.outcome.best),
+        "strategy": _one_shot_strategy(run),
+        "strategy_default": False,  # a search that names no strategy is an ask/tell one
         "trials": len(run.outcome.history),  # epochs (DARTS) or samples (NASI)
         "data": run.data.name,
         "search_seconds": round(run.seconds, 2),
@@ -200,6 +206,19 @@ def report_one_shot(
     _print(rows, run.outcome.best.to_json(), bundle, json_out)
     if ensemble is not None and not json_out:
         _print_members(ensemble, rows["members"])
+
+
+def _one_shot_strategy(run: OneShotRun) -> str | None:
+    """The strategy of a one-shot run, as its outcome or journal header records it."""
+    spec = run.outcome.produced_by.get("spec")
+    if not (isinstance(spec, dict) and spec.get("strategy")) and run.run_dir is not None:
+        from nasforge.run.journal_file import JournalReader
+
+        try:
+            spec = JournalReader.of_run(run.run_dir).header.get("spec")
+        except NasforgeError:
+            spec = None
+    return spec.get("strategy") if isinstance(spec, dict) else None
 
 
 def _export_ensemble(
@@ -268,8 +287,10 @@ def _print(
             value = f"{len(value)} in {Path(value[0]).parent}"
         if isinstance(value, list):  # the goal's objectives and constraints
             value = ", ".join(map(str, value))
-        if key == "fidelity":  # named in the next row
+        if key in ("fidelity", "strategy_default"):  # said in another row
             continue
+        if key == "strategy" and rows.get("strategy_default"):
+            value = strategy_default_note(value)
         if key == "fidelity_spent":
             key, value = f"{rows['fidelity']} spent", f"{value} in all"
         elif key == "stopped":  # why a stop rule ended the run, in its own words

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
 
 from nasforge.kernel.errors import ExportError
+from nasforge.run.builtin_datasets.data_paths import is_link_loop
 from nasforge.run.journal_file import FILENAME as JOURNAL
+from nasforge.tools.export.bundle import ONNX_FILE
 from nasforge.tools.export.ensemble_export import MANIFEST, load_ensemble
 from nasforge.tools.export.genotype_file import load_genotype, read_metadata, read_op_names
 from nasforge.tools.export.path_probe import PathKind, probe_path
+from nasforge.tools.export.trained_export import read_weights_metadata
 
 
 def inspect_file(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -20,10 +24,16 @@ def inspect_file(path: str | os.PathLike[str]) -> dict[str, Any]:
     if kind is PathKind.DIRECTORY:
         if (path / MANIFEST).is_file() and not (path / JOURNAL).exists():
             return inspect_ensemble(path)
+        if (path / ONNX_FILE).is_file() and not (path / JOURNAL).exists():
+            return _inspect_export(path)
         return _inspect_run(path)
     if kind is PathKind.FILE and path.name == MANIFEST:
         return inspect_ensemble(path.parent)
     if kind is PathKind.MISSING:
+        if is_link_loop(path):
+            raise ExportError(
+                f"{path}: a symbolic link loop (following its links leads back to where they started)"
+            )
         raise ExportError(f"no such file: {path}")
     try:
         with open(path, "rb") as fh:
@@ -33,6 +43,9 @@ def inspect_file(path: str | os.PathLike[str]) -> dict[str, Any]:
     if path.suffix == ".onnx":
         return _inspect_onnx(path)
     if path.suffix == ".safetensors" or len(head) == 8:
+        weights = read_weights_metadata(path)
+        if weights is not None:
+            return _inspect_weights(path, weights)
         meta = read_metadata(path)
         g = load_genotype(path)
         return {
@@ -56,16 +69,89 @@ def _inspect_onnx(path: Path) -> dict[str, Any]:
     except Exception as exc:
         raise ExportError(f"{path} is not a valid ONNX model ({str(exc).splitlines()[0]})") from exc
     params = sum(int(_numel(t.dims)) for t in model.graph.initializer)
+    metadata = {p.key: p.value for p in model.metadata_props}
     return {
         "kind": "onnx",
         "path": str(path),
+        **_training_facts(metadata, prefix="nasforge."),
         "opset": [o.version for o in model.opset_import if o.domain in ("", "ai.onnx")],
         "inputs": [_value_info(v) for v in model.graph.input],
         "outputs": [_value_info(v) for v in model.graph.output],
         "parameters": params,
         "nodes": len(model.graph.node),
-        "metadata": {p.key: p.value for p in model.metadata_props},
+        "metadata": metadata,
     }
+
+
+def _training_facts(metadata: dict[str, str], *, prefix: str = "") -> dict[str, Any]:
+    """Whether a model's weights are trained, on what, and how it did held out (from its
+    metadata; a file written before training existed says ``untrained``)."""
+    weights = metadata.get(f"{prefix}weights")
+    if weights is None:
+        return {}
+    facts: dict[str, Any] = {"trained": weights.startswith("trained"), "weights": weights}
+    if metadata.get(f"{prefix}trained_on"):
+        facts["trained_on"] = metadata[f"{prefix}trained_on"]
+    accuracy = metadata.get(f"{prefix}heldout_accuracy")
+    if accuracy is not None:
+        try:
+            facts["heldout_accuracy"] = float(accuracy)
+        except ValueError:
+            facts["heldout_accuracy"] = accuracy
+        facts["heldout"] = metadata.get(f"{prefix}heldout")
+    return facts
+
+
+def _inspect_weights(path: Path, meta: dict[str, str]) -> dict[str, Any]:
+    """A trained network's weights file: its architecture, options and training."""
+    from safetensors import safe_open
+
+    with safe_open(str(path), framework="pt") as fh:
+        count = sum(int(_numel(fh.get_slice(k).get_shape())) for k in fh.keys())  # noqa: SIM118
+    return {
+        "kind": "weights",
+        "path": str(path),
+        "space": meta.get("space"),
+        "version": meta.get("version"),
+        "text": meta.get("text"),
+        **_training_facts(meta),
+        "build_options": _json_or_text(meta.get("build_options")),
+        "values": count,
+    }
+
+
+def _inspect_export(directory: Path) -> dict[str, Any]:
+    """An export directory (``nasforge export`` / ``train --export``): its model's facts."""
+    info = _inspect_onnx(directory / ONNX_FILE)
+    files = sorted(p.name for p in directory.iterdir() if p.is_file() and not p.name.startswith("."))
+    return {**info, "kind": "export", "path": str(directory), "files": files}
+
+
+def _trained_result(run_dir: Path) -> dict[str, Any] | None:
+    """What ``nasforge train RUN_DIR`` recorded in the run's directory, if it ran."""
+    from nasforge.tools.winner.task import RESULT_FILE, RUN_SUBDIR
+
+    try:
+        record = json.loads((run_dir / RUN_SUBDIR / RESULT_FILE).read_text(encoding="utf-8"))
+        held = record["heldout"]
+        return {
+            "genotype": record["genotype"],
+            "data": record["data"]["name"],
+            "epochs": record["epochs"],
+            "heldout_accuracy": held["accuracy"],
+            "heldout": f"{held['examples']} examples, {held['from']}",
+        }
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _json_or_text(text: str | None) -> Any:
+    if text is None:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
 
 
 def inspect_ensemble(directory: Path) -> dict[str, Any]:
@@ -168,13 +254,19 @@ def _inspect_run(path: Path) -> dict[str, Any]:
     several objectives, its Pareto front (recomputed from the trials, so an unfinished
     run shows its front so far; the texts come from the end record where there is one)."""
     from nasforge.kernel.errors import JournalError
+    from nasforge.run.defaults import DEFAULTS_KEY
     from nasforge.run.goal_checks import goal_of_header
     from nasforge.run.journal_file import JournalReader, journal_path
 
     reader = JournalReader(journal_path(path))
+    spec = reader.header.get("spec") if isinstance(reader.header.get("spec"), dict) else {}
+    defaults = reader.header.get(DEFAULTS_KEY)
     info: dict[str, Any] = {
         "kind": "run",
         "path": str(path),
+        # which strategy searched, and whether it was the default (no --strategy given)
+        "strategy": spec.get("strategy"),
+        "strategy_default": isinstance(defaults, list) and "strategy" in defaults,
         "spec": reader.header.get("spec"),
         "environment": reader.header.get("environment"),
         "trials": len(reader.trials),
@@ -187,6 +279,9 @@ def _inspect_run(path: Path) -> dict[str, Any]:
     ensemble = _run_ensemble(reader.end, reader.path)
     if ensemble is not None:
         info["ensemble"] = ensemble
+    trained = _trained_result(path)
+    if trained is not None:
+        info["trained"] = trained
     try:
         goal = goal_of_header(reader.header)
     except JournalError as exc:
@@ -196,6 +291,13 @@ def _inspect_run(path: Path) -> dict[str, Any]:
     info["objectives"] = goal.objective_texts()
     info["constraints"] = goal.constraint_texts()
     reported = reader.header.get("reported")
+    best = goal.best(reader.trials) if reader.trials else None
+    if best is not None and goal.feasible(best.result):
+        names = [o.name for o in goal.objectives] + ([reported] if isinstance(reported, str) else [])
+        info["best_score"] = {
+            n: best.result.objectives[n] for n in dict.fromkeys(names) if n in best.result.objectives
+        }
+        info["best_trial"] = best.index
     if goal.multi_objective:
         texts = {
             m.get("index"): m.get("text")

@@ -6,7 +6,8 @@ check itself lives in :mod:`nasforge.tools.export.parity`). An export that fails
 check, the build options, the shape or the disk, leaves no file behind.
 
 The file holds the network as built (its seeded initial weights, BatchNorm statistics at
-their defaults): that is what a user exports to train or deploy. A freshly built network
+their defaults), or a network trained from scratch (``nasforge train``) with the weights
+it learnt, the metadata saying which. A freshly built network
 has BatchNorm mean 0 and variance 1, which hide an exporter that folds BatchNorm wrongly,
 so a second export, of a copy whose statistics are randomised (the *probe*), is checked
 too and thrown away; the export is refused if either check fails.
@@ -153,23 +154,41 @@ def write_onnx(
     opset: int = 17,
     seed: int = 0,
     dynamo: bool = False,
+    model: torch.nn.Module | None = None,
+    weights: str | None = None,
+    metadata: dict[str, str] | None = None,
 ) -> OnnxReport:
     """:func:`export_onnx` writing straight to ``path``, for callers that stage files themselves.
 
     ``path`` is left written even when a check fails (the caller's staging removes it);
     the probe's temporary file is always removed. Raises :class:`ExportError` for the
     user's errors; ``OSError`` for the disk's.
+
+    ``model`` is ``g``'s network with weights of its own (trained), exported instead of
+    one built from ``seed`` (a copy, in eval mode on the CPU: the caller's is not
+    changed); ``weights`` then says what they are in the file's ``nasforge.weights``
+    (default ``untrained (seed N)``), and ``metadata`` adds ``nasforge.*`` entries.
     """
     space.validate(g)
     shape = _checked_shape(input_shape)
-    model = seeded_build(lambda: _build(space, g, build_options), seed).eval()
+    if model is None:
+        model = seeded_build(lambda: _build(space, g, build_options), seed).eval()
+    else:
+        model = copy.deepcopy(model).cpu().eval()
     # Its own generator: an export must not move (or depend on) torch's global random state.
     example = torch.randn(shape, generator=seeded_generator(seed + 3))
     _run_example(model, example)
     path = Path(path)
     t0 = time.perf_counter()
     _export(model, example, path, space, g, opset=opset, dynamo=dynamo)
-    _stamp_metadata(path, g, space, seed=seed, parity=_parity_note(check, tolerance, rtol, seed + 2))
+    _stamp_metadata(
+        path,
+        g,
+        space,
+        weights=weights or f"untrained (seed {seed})",
+        parity=_parity_note(check, tolerance, rtol, seed + 2),
+        extra=metadata,
+    )
     if not check:
         return OnnxReport(path, shape, None, tolerance, rtol, time.perf_counter() - t0)
     parity = check_parity(model, path, shape, atol=tolerance, rtol=rtol, seed=seed)
@@ -304,18 +323,29 @@ def _parity_note(check: bool, atol: float, rtol: float, bn_seed: int) -> str:
     )
 
 
-def _stamp_metadata(path: Path, g: Genotype, space: SearchSpace, *, seed: int, parity: str) -> None:
-    """What the file holds: its genotype, weights as built from ``seed`` (untrained), its checks."""
+def _stamp_metadata(
+    path: Path,
+    g: Genotype,
+    space: SearchSpace,
+    *,
+    weights: str,
+    parity: str,
+    extra: dict[str, str] | None = None,
+) -> None:
+    """What the file holds: its genotype, what its weights are (as built from a seed, or
+    trained, and on what), its checks, and ``extra`` entries (``nasforge.`` prefixed)."""
     import onnx
 
     model = onnx.load(str(path))
-    for key, value in {
+    props = {
         "nasforge.space": space.name,
         "nasforge.version": space.version,
         "nasforge.genotype": space.format(g),
-        "nasforge.weights": f"untrained (seed {seed})",
+        "nasforge.weights": weights,
         "nasforge.parity": parity,
-    }.items():
+    }
+    props.update({k if k.startswith("nasforge.") else f"nasforge.{k}": v for k, v in (extra or {}).items()})
+    for key, value in props.items():
         prop = model.metadata_props.add()
         prop.key, prop.value = key, value
     onnx.save(model, str(path))

@@ -26,7 +26,9 @@ cache (``~/.cache/nasforge/scores``) is shared by every run of a user, possibly 
   rewrite a shard per score; a killed sweep loses at most the scores since its last
   flush. A flush writes the records' lines as made once at ``put`` and re-reads the shard
   only if another writer replaced it since, so a whole-space sweep is not quadratic;
-* a cache that cannot be written (read-only, disk full) warns once and the sweep goes on.
+* a cache that cannot be written (read-only, disk full, a directory where a shard belongs)
+  logs one warning (the ``nasforge.scoring.cache`` logger) and the sweep goes on; an empty
+  directory in a shard's place is removed and the shard written.
 """
 
 from __future__ import annotations
@@ -34,10 +36,10 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import os
 import re
 import time
-import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -52,6 +54,8 @@ except ImportError:  # pragma: no cover - Windows
 from nasforge.kernel.files import atomic_write_text
 from nasforge.kernel.genotype import Genotype
 from nasforge.tools.scoring.outcome import MetricScore
+
+logger = logging.getLogger("nasforge.scoring.cache")
 
 
 def default_cache_dir() -> Path:
@@ -161,6 +165,23 @@ def _stamp(path: Path) -> Stamp | None:
     return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
+def _clear_empty_directory(path: Path) -> None:
+    """An empty directory where a shard belongs (made by hand, or by a tool gone wrong)
+    is removed so the shard can be written; one that holds anything is left, and the write
+    fails into the one warning of :meth:`ScoreCache.flush`."""
+    if path.is_dir() and not path.is_symlink():
+        with contextlib.suppress(OSError):
+            path.rmdir()
+
+
+def _why(exc: OSError) -> str:
+    """What the filesystem said, and of which file (a staged temporary named as its target)."""
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    names = [os.fsdecode(f) for f in (exc.filename, exc.filename2) if f is not None]
+    target = names[-1] if names else None
+    return f"{reason}: {target}" if target else reason
+
+
 @contextlib.contextmanager
 def _locked(path: Path) -> Iterator[None]:
     """Hold an exclusive lock on ``path`` (created if missing) for the read-merge-rename of
@@ -249,15 +270,14 @@ class ScoreCache:
                                 self._shards[name][gk] = score
                                 self._lines[name][gk] = line
                     text = "".join(line + "\n" for line in self._lines[name].values())
+                    _clear_empty_directory(path)
                     atomic_write_text(path, text)
                     self._seen[name] = _stamp(path)
                 self._dirty.discard(name)
         except OSError as exc:  # a cache is an optimisation: the sweep's scores stand
-            if not self._warned:
-                warnings.warn(
-                    f"score cache {self.directory} not written ({exc}); scores are not cached",
-                    RuntimeWarning,
-                    stacklevel=2,
+            if not self._warned:  # one record, not a Python warning quoting our source line
+                logger.warning(
+                    "score cache %s not written (%s); scores are not cached", self.directory, _why(exc)
                 )
                 self._warned = True
             self._dirty.clear()
