@@ -259,7 +259,8 @@ def _inspect_run(path: Path) -> dict[str, Any]:
     from nasforge.run.journal_file import JournalReader, journal_path
 
     reader = JournalReader(journal_path(path))
-    spec = reader.header.get("spec") if isinstance(reader.header.get("spec"), dict) else {}
+    found = reader.header.get("spec")
+    spec: dict[str, Any] = found if isinstance(found, dict) else {}
     defaults = reader.header.get(DEFAULTS_KEY)
     info: dict[str, Any] = {
         "kind": "run",

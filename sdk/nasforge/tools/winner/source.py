@@ -87,7 +87,8 @@ def _from_run(
         space.validate(g)
     recorded = (header.get("evaluator") or {}).get("build")
     options = dict(recorded) if isinstance(recorded, dict) else dict(spec.build_options)
-    data = header.get("data") if isinstance(header.get("data"), dict) else {}
+    found = header.get("data")
+    data: dict[str, Any] = found if isinstance(found, dict) else {}
     return WinnerSource(
         space,
         g,
