@@ -59,6 +59,18 @@ class NB201NetworkFactory:
         self._plan.append(_leaves(net.lastact) + _leaves(net.classifier))
 
     def build(self, g: Genotype | Sequence[str], seed: int) -> NB201Network:
+        net, leaves = self._arrange(g)
+        _redraw(leaves, torch.Generator().manual_seed(int(seed)))
+        return net
+
+    def arrange(self, g: Genotype | Sequence[str]) -> NB201Network:
+        """The network of ``g`` with whatever weights its modules hold, nothing drawn: for a
+        scorer that loads weights built elsewhere (a sweep's worker) into it."""
+        return self._arrange(g)[0]
+
+    def _arrange(self, g: Genotype | Sequence[str]) -> tuple[NB201Network, list[nn.Module]]:
+        """The reused network with ``g``'s edge modules slotted in, in train mode; its
+        parametrised leaves in the order a fresh build draws them."""
         ops = tuple(g.choices if isinstance(g, Genotype) else g)
         check_ops(ops)
         net = self.network
@@ -70,10 +82,9 @@ class NB201NetworkFactory:
         for cell in self.cells:
             cell.ops = ops  # type: ignore[assignment]
         net.ops = ops
-        _redraw(leaves, torch.Generator().manual_seed(int(seed)))
         for m in modules:  # train mode, as a new module is (a metric may have left one in eval)
             m.__dict__["training"] = True
-        return net
+        return net, leaves
 
     def _slot_edges(self, i: int, ops: tuple[str, ...], modules: list[nn.Module]) -> list[nn.Module]:
         """Slot the op modules of cell ``i`` in (adding them to ``modules``); their

@@ -30,6 +30,7 @@ import torch
 from nasforge.kernel.metric import MetricInfo
 from nasforge.tools.backends import batch_norm_mode
 from nasforge.tools.scoring import LAYER_GRADS, MainPass, SharedPasses, SharedPassMetric
+from nasforge.tools.scoring.stacked import StackedPasses, per_cell_scores
 from nasforge_zerocost.modes import in_train_mode, train_mode
 
 
@@ -76,6 +77,10 @@ class Fisher(SharedPassMetric):
         fan_in = main.layer_fan_in or ()
         return float(sum(fan * float(s.sum()) for fan, s in zip(fan_in, saliencies, strict=True)))
 
+    def score_stacked(self, passes: StackedPasses) -> list[float]:
+        """Every network of a stack: this score on each network's view of the stacked pass."""
+        return per_cell_scores(self, passes)
+
 
 class FisherChannel(SharedPassMetric):
     """Σ_layers Σ_channels ½·mean_n(Σ_spatial a ⊙ ∂L/∂a)², each channel counted once.
@@ -97,3 +102,7 @@ class FisherChannel(SharedPassMetric):
         return float(
             sum(float(s.sum()) for s in channel_saliencies(train_mode_pass(passes, self.requirements)))
         )
+
+    def score_stacked(self, passes: StackedPasses) -> list[float]:
+        """Every network of a stack: this score on each network's view of the stacked pass."""
+        return per_cell_scores(self, passes)

@@ -13,6 +13,7 @@ from typing import ClassVar
 
 from nasforge.kernel.metric import MetricInfo
 from nasforge.tools.scoring import HESSIAN_GRAD, WEIGHT_GRADS, SharedPasses, SharedPassMetric
+from nasforge.tools.scoring.stacked import StackedPasses, per_cell_scores
 
 
 class GradNorm(SharedPassMetric):
@@ -33,6 +34,10 @@ class GradNorm(SharedPassMetric):
         assert main.weight_grads is not None
         return float(sum(g.norm() for g in main.weight_grads))
 
+    def score_stacked(self, passes: StackedPasses) -> list[float]:
+        """Every network of a stack: this score on each network's view of the stacked pass."""
+        return per_cell_scores(self, passes)
+
 
 class Snip(SharedPassMetric):
     """Σ |θ ⊙ ∂L/∂θ| over Conv/Linear weights (SNIP connection sensitivity, zero-cost form;
@@ -51,6 +56,10 @@ class Snip(SharedPassMetric):
         main = passes.main(self.requirements)
         assert main.weight_grads is not None
         return float(sum((w * g).abs().sum() for w, g in zip(main.weights, main.weight_grads, strict=True)))
+
+    def score_stacked(self, passes: StackedPasses) -> list[float]:
+        """Every network of a stack: this score on each network's view of the stacked pass."""
+        return per_cell_scores(self, passes)
 
 
 class Grasp(SharedPassMetric):
@@ -78,3 +87,7 @@ class Grasp(SharedPassMetric):
         main = passes.main(self.requirements)
         assert main.hessian_grad is not None
         return float(sum((-w * hg).sum() for w, hg in zip(main.weights, main.hessian_grad, strict=True)))
+
+    def score_stacked(self, passes: StackedPasses) -> list[float]:
+        """Every network of a stack: this score on each network's view of the stacked pass."""
+        return per_cell_scores(self, passes)

@@ -8,6 +8,7 @@ import torch
 
 from nasforge.kernel.metric import MetricInfo
 from nasforge.tools.scoring import INPUT_GRAD, SharedPasses, SharedPassMetric
+from nasforge.tools.scoring.stacked import StackedPasses, per_cell_scores
 
 _K = 1e-5
 
@@ -39,3 +40,7 @@ class JacobCov(SharedPassMetric):
             return float("nan")
         eig = torch.linalg.eigvalsh(0.5 * (corr + corr.T)).clamp_min(0.0)
         return float(-(torch.log(eig + _K) + 1.0 / (eig + _K)).sum())
+
+    def score_stacked(self, passes: StackedPasses) -> list[float]:
+        """Every network of a stack: this score on each network's view of the stacked pass."""
+        return per_cell_scores(self, passes)

@@ -8,6 +8,7 @@ import torch
 
 from nasforge.kernel.metric import MetricInfo
 from nasforge.tools.scoring import RELU_KERNEL, SharedPasses, SharedPassMetric
+from nasforge.tools.scoring.stacked import StackedPasses, per_cell_scores
 
 
 class Naswot(SharedPassMetric):
@@ -29,3 +30,7 @@ class Naswot(SharedPassMetric):
         assert main.relu_kernel is not None
         sign, logabs = torch.linalg.slogdet(main.relu_kernel)
         return float(logabs) if float(sign) != 0.0 else float("-inf")
+
+    def score_stacked(self, passes: StackedPasses) -> list[float]:
+        """Every network of a stack: this score on each network's view of the stacked pass."""
+        return per_cell_scores(self, passes)

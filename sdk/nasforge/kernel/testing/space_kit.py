@@ -31,13 +31,14 @@ from nasforge.kernel.search_space import (
     MUTATE,
     NEIGHBOURS,
     SAMPLE,
+    STACK,
     SUPERNET,
     SearchSpace,
 )
 from nasforge.kernel.seeding import seeded_build, seeded_generator
 
 N_SAMPLES = 8
-KNOWN_CAPABILITIES = {SAMPLE, MUTATE, NEIGHBOURS, ENCODE, ENUMERATE, BUILD, SUPERNET, DECISIONS}
+KNOWN_CAPABILITIES = {SAMPLE, MUTATE, NEIGHBOURS, ENCODE, ENUMERATE, BUILD, SUPERNET, DECISIONS, STACK}
 
 
 def samples(space: SearchSpace, n: int = N_SAMPLES, seed: int = 0) -> list[Genotype]:
@@ -197,3 +198,28 @@ class SearchSpaceConformance:
             out = out[0]
         assert out.shape[0] == input_shape[0]
         assert torch.isfinite(out).all()
+
+    def test_stack_runs_each_network(
+        self, space: SearchSpace, build_kwargs: dict[str, Any], input_shape: tuple[int, ...]
+    ) -> None:
+        """A stack of networks (batched scoring) gives each network's own outputs, from
+        each network's own weights, in float64; a sub-stack is a view of the same weights."""
+        if STACK not in space.capabilities:
+            return self._refuses(space, lambda: space.network_stack(2, **build_kwargs))
+        gs = samples(space, 3, seed=1)
+        stack = space.network_stack(len(gs), dtype=torch.float64, **build_kwargs)
+        arena = torch.zeros(stack.nbytes, dtype=torch.uint8)
+        nets = [seeded_build(lambda g=g: space.build(g, **build_kwargs), i).train() for i, g in enumerate(gs)]
+        for i, (g, net) in enumerate(zip(gs, nets, strict=True)):
+            stack.pack(i, g, net, arena)
+        x = torch.randn(*input_shape, generator=seeded_generator(0), dtype=torch.float64)
+        module = stack.module(arena)
+        stack.arrange(module, gs)
+        with torch.no_grad():
+            out = module(x[:, None].expand(x.shape[0], len(gs), *x.shape[1:]))
+            tail = stack.module(arena, 1, 2)
+            stack.arrange(tail, gs[1:])
+            part = tail(x[:, None].expand(x.shape[0], 2, *x.shape[1:]))
+            for k, net in enumerate(nets):
+                torch.testing.assert_close(out[:, k], net.double()(x), rtol=1e-9, atol=1e-12)
+        torch.testing.assert_close(part, out[:, 1:], rtol=1e-9, atol=1e-12)

@@ -28,6 +28,7 @@ from nasforge.kernel.network_factory import (
     build_network,
     network_factory,
 )
+from nasforge.kernel.option_types import OptionError
 from nasforge.kernel.registry import Registry, get_registry
 from nasforge.kernel.search_space import SearchSpace
 from nasforge.kernel.seeding import seeded_build
@@ -35,8 +36,16 @@ from nasforge.run.executors import executor_keywords
 from nasforge.tools.scoring.batch import DataSpec, fixed_batch
 from nasforge.tools.scoring.cache import ScoreCache, ScoreKey, space_config
 from nasforge.tools.scoring.outcome import MetricScore
-from nasforge.tools.scoring.parallel import SweepExecutor, make_sweep_executor, map_chunks
+from nasforge.tools.scoring.parallel import (
+    InProcessSweep,
+    ProcessSweep,
+    SweepExecutor,
+    make_sweep_executor,
+    map_chunks,
+)
+from nasforge.tools.scoring.pipeline import StageTimes, run_pipeline, stacking_for
 from nasforge.tools.scoring.scorer import metric_label, score_model
+from nasforge.tools.scoring.stacked import can_stack
 from nasforge.tools.scoring.table import ScoreTable
 
 MetricSpec = str | Metric
@@ -118,9 +127,11 @@ def prepare_sweep(
 ) -> Callable[[], None]:
     """What a process pool forked for a sweep of ``space``'s networks should inherit: this
     process's network factory for ``build``, made once before the fork (each worker made
-    its own while the sweep waited). Pass it as ``make_sweep_executor(..., prepare=...)``."""
+    its own while the sweep waited). Pass it as ``make_sweep_executor(..., prepare=...)``.
+    (On a GPU the workers build on the CPU for the scoring process: the CPU factory.)"""
 
     def prepare() -> None:
+        _factory(space, dict(build or {}))
         _sweep_factory(space, dict(build or {}), device)
 
     return prepare
@@ -187,6 +198,9 @@ def score_genotypes(
     workers: int | None = None,
     executor_options: dict[str, Any] | None = None,
     per_task: int | None = None,
+    pipeline: bool | None = None,
+    stack: int | None = None,
+    stages: StageTimes | None = None,
     **moved: Any,
 ) -> ScoreTable:
     """Score every genotype under every metric; never raises for a bad architecture.
@@ -207,6 +221,16 @@ def score_genotypes(
     runner gives the same scores: the same networks from the same seed on the same batch.
     ``per_task`` genotypes travel per task (default: a few chunks per worker). The cache
     is read and written here, in the calling process, only.
+
+    On a GPU (``device="cuda"``) a sweep in this process or a local pool is a pipeline
+    (:mod:`nasforge.tools.scoring.pipeline`): the ``workers`` processes (or, in this
+    process, one builder thread) build the networks on the CPU and this process alone
+    scores them on the device, never one CUDA context per worker; ``pipeline=True`` runs
+    it on the CPU too (the same scores as any runner), ``False`` never. In the pipeline,
+    where the space offers network stacks and a metric scores them, ``stack`` networks are
+    scored at once as one module (None: chosen for the device, none on the CPU; 0: never);
+    their scores equal one network's up to rounding, and are cached apart. ``stages``, if
+    given, collects where the pipeline's time went.
     """
     runner = (
         executor
@@ -240,6 +264,9 @@ def score_genotypes(
             registry=registry,
             runner=runner,
             per_task=per_task,
+            pipeline=pipeline,
+            stack=stack,
+            stages=stages,
         )
     finally:
         if runner is not executor:
@@ -265,6 +292,9 @@ def _score(
     registry: Registry | None,
     runner: SweepExecutor,
     per_task: int | None,
+    pipeline: bool | None = None,
+    stack: int | None = None,
+    stages: StageTimes | None = None,
 ) -> ScoreTable:
     instances = resolve_metrics(metrics, registry=registry)
     fb = fixed_batch(data, batch_size=batch_size, seed=seed, labels=labels, registry=registry)
@@ -277,6 +307,7 @@ def _score(
     )
     per_model = [m for m in instances if not m.info.population]
     columns = [metric_label(m) for m in instances]
+    piped, stack_size = _pipeline_plan(space, per_model, device, runner, pipeline, stack, shared)
     # data-free metrics depend on the input shape only: their cache entries serve any data
     shape_key = "shape:" + "x".join(str(d) for d in fb.x.shape[1:])
     # the loss and the device type change the numbers too (a CUDA score is not a CPU one)
@@ -286,6 +317,8 @@ def _score(
     if space_config(space):  # a space's options change its networks (an option-free space keys as before)
         setting["space"] = space_config(space)
     settings = json.dumps(setting, sort_keys=True)
+    # a stack's scores equal one network's up to rounding: kept apart from one network's
+    stacked = json.dumps({**setting, "stack": "grouped"}, sort_keys=True)
     keys = {
         metric_label(m): ScoreKey(
             metric_label(m),
@@ -293,7 +326,7 @@ def _score(
             fb.digest() if m.info.needs_data else shape_key,
             build_key,
             version=m.info.version,
-            settings=settings,
+            settings=stacked if stack_size and can_stack(m) else settings,
         )
         for m in per_model
     }
@@ -330,7 +363,11 @@ def _score(
             progress(done, total, chunk[-1][0])
 
     try:
-        scored = map_chunks(runner, score_chunk, job, items, per_task=per_task, on_chunk=finished)
+        if piped:
+            builders = runner if isinstance(runner, ProcessSweep) else None
+            scored = run_pipeline(builders, job, items, stack=stack_size, on_chunk=finished, times=stages)
+        else:
+            scored = map_chunks(runner, score_chunk, job, items, per_task=per_task, on_chunk=finished)
     finally:  # an interrupted sweep keeps what it scored
         if store is not None:
             store.flush()
@@ -345,6 +382,29 @@ def _score(
             for r, v in zip(rows, np.asarray(values, dtype=float), strict=True):
                 r[label] = MetricScore(label, float(v))
     return ScoreTable(tuple(genotypes), tuple(columns), infos, tuple(rows), fb.describe())
+
+
+def _pipeline_plan(
+    space: SearchSpace,
+    metrics: Sequence[Metric],
+    device: str,
+    runner: SweepExecutor,
+    pipeline: bool | None,
+    stack: int | None,
+    shared: bool,
+) -> tuple[bool, int]:
+    """Whether the sweep runs as a device pipeline, and its networks per stack (0: none).
+
+    Automatic on a GPU for this process and a local pool (a registered executor's workers
+    each score where they run); asked for, it needs one of those two."""
+    local = isinstance(runner, InProcessSweep | ProcessSweep)
+    if pipeline and not local:
+        raise OptionError(
+            f"the device pipeline builds in this process or a local pool, not on the {runner.name} executor"
+        )
+    size = stacking_for(space, metrics, stack, device) if shared else 0
+    piped = pipeline if pipeline is not None else local and (torch.device(device).type != "cpu" or size > 0)
+    return piped, size if piped else 0
 
 
 def _moved_executor_keywords(moved: dict[str, Any], registry: Registry | None) -> dict[str, Any]:
