@@ -13,7 +13,7 @@ from typing import ClassVar
 
 from nasforge.kernel.metric import MetricInfo
 from nasforge.tools.scoring import HESSIAN_GRAD, WEIGHT_GRADS, SharedPasses, SharedPassMetric
-from nasforge.tools.scoring.stacked import StackedPasses, per_cell_scores
+from nasforge.tools.scoring.stacked import StackedPasses, layer_sum
 
 
 class GradNorm(SharedPassMetric):
@@ -35,8 +35,13 @@ class GradNorm(SharedPassMetric):
         return float(sum(g.norm() for g in main.weight_grads))
 
     def score_stacked(self, passes: StackedPasses) -> list[float]:
-        """Every network of a stack: this score on each network's view of the stacked pass."""
-        return per_cell_scores(self, passes)
+        """Every network of a stack: each layer's gradient norm per network, summed."""
+        main = passes.main(self.requirements)
+        assert main.weight_grads is not None
+        k = passes.count
+        return layer_sum(
+            passes, main.layers, [g.reshape(k, -1).norm(dim=1) for g in main.weight_grads]
+        ).tolist()
 
 
 class Snip(SharedPassMetric):
@@ -58,8 +63,14 @@ class Snip(SharedPassMetric):
         return float(sum((w * g).abs().sum() for w, g in zip(main.weights, main.weight_grads, strict=True)))
 
     def score_stacked(self, passes: StackedPasses) -> list[float]:
-        """Every network of a stack: this score on each network's view of the stacked pass."""
-        return per_cell_scores(self, passes)
+        """Every network of a stack: each layer's Σ|θ ⊙ g| per network, summed."""
+        main = passes.main(self.requirements)
+        assert main.weight_grads is not None
+        k = passes.count
+        per_layer = [
+            (w * g).abs().reshape(k, -1).sum(1) for w, g in zip(main.weights, main.weight_grads, strict=True)
+        ]
+        return layer_sum(passes, main.layers, per_layer).tolist()
 
 
 class Grasp(SharedPassMetric):
@@ -89,5 +100,11 @@ class Grasp(SharedPassMetric):
         return float(sum((-w * hg).sum() for w, hg in zip(main.weights, main.hessian_grad, strict=True)))
 
     def score_stacked(self, passes: StackedPasses) -> list[float]:
-        """Every network of a stack: this score on each network's view of the stacked pass."""
-        return per_cell_scores(self, passes)
+        """Every network of a stack: each layer's Σ -θ ⊙ Hg per network, summed."""
+        main = passes.main(self.requirements)
+        assert main.hessian_grad is not None
+        k = passes.count
+        per_layer = [
+            (-w * hg).reshape(k, -1).sum(1) for w, hg in zip(main.weights, main.hessian_grad, strict=True)
+        ]
+        return layer_sum(passes, main.layers, per_layer).tolist()

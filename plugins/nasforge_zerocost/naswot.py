@@ -8,7 +8,7 @@ import torch
 
 from nasforge.kernel.metric import MetricInfo
 from nasforge.tools.scoring import RELU_KERNEL, SharedPasses, SharedPassMetric
-from nasforge.tools.scoring.stacked import StackedPasses, per_cell_scores
+from nasforge.tools.scoring.stacked import StackedPasses
 
 
 class Naswot(SharedPassMetric):
@@ -32,5 +32,8 @@ class Naswot(SharedPassMetric):
         return float(logabs) if float(sign) != 0.0 else float("-inf")
 
     def score_stacked(self, passes: StackedPasses) -> list[float]:
-        """Every network of a stack: this score on each network's view of the stacked pass."""
-        return per_cell_scores(self, passes)
+        """Every network of a stack: one batched log-determinant."""
+        main = passes.main(self.requirements)
+        assert main.relu_kernel is not None
+        sign, logabs = torch.linalg.slogdet(main.relu_kernel)
+        return torch.where(sign != 0, logabs, torch.full_like(logabs, float("-inf"))).tolist()

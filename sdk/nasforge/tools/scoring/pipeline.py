@@ -253,10 +253,15 @@ class _Scorer:
     def network(self, unit: _Unit, labels: Sequence[str]) -> dict[str, MetricScore]:
         (built,) = unit.built
         assert built.packing is not None
-        source = built.inline if built.inline is not None else self.ring.slot(built.slot)
-        self._move(source, built.packing.nbytes)
+        if built.inline is None:
+            self._move(self.ring.slot(built.slot), built.packing.nbytes)
+            arena = self.staging
+        else:  # too big for a slot: a device buffer of its own
+            start = time.perf_counter()
+            arena = built.inline.to(self.device)
+            self.times.move += time.perf_counter() - start
         start = time.perf_counter()
-        net = load_views(self._structure(unit.genotypes[0]), built.packing, self.staging)
+        net = load_views(self._structure(unit.genotypes[0]), built.packing, arena)
         self.times.arrange += time.perf_counter() - start
         start = time.perf_counter()
         out = score_model(

@@ -289,6 +289,20 @@ class CellPasses:
         raise AttributeError(f"a stacked network's view has no {name!r}: score this metric per network")
 
 
+def layer_sum(
+    passes: StackedPasses, layers: Sequence[nn.Module], values: Sequence[torch.Tensor]
+) -> torch.Tensor:
+    """Per network, the sum over ``layers`` it uses of ``values`` (one (K,) tensor per layer,
+    aligned with ``layers``): what a per-network sum over its own layers adds up. A layer a
+    network does not use is left out by selection, so whatever it holds there never counts."""
+    count = passes.count
+    if not values:
+        return torch.zeros(count, dtype=torch.float64)
+    stacked = torch.stack(list(values))
+    masks = torch.tensor([cells_using(m, count) for m in layers], device=stacked.device)
+    return torch.where(masks, stacked, torch.zeros((), dtype=stacked.dtype, device=stacked.device)).sum(0)
+
+
 def per_cell_scores(metric: Any, passes: StackedPasses) -> list[float]:
     """``metric.score_shared`` on each network's view: the ``score_stacked`` of a metric
     whose ``score_shared`` reads only the main pass."""
@@ -354,6 +368,7 @@ __all__ = [
     "can_stack",
     "cell_mask",
     "cells_using",
+    "layer_sum",
     "per_cell_scores",
     "score_stack",
     "stack_requirements",
