@@ -214,3 +214,44 @@ def test_slots_are_shared_with_other_mappings_and_removed():
         assert mapped[1][:3].tolist() == [1, 2, 3]
         assert os.path.exists(ring.spec.path)
     assert not os.path.exists(ring.spec.path)
+
+
+def test_what_stacks_by_default():
+    from nasforge.tools.scoring.pipeline import STACK_DATA_FREE, stacking_for
+    from nasforge.tools.scoring.sweep import resolve_metrics
+
+    metrics = resolve_metrics(["synflow", "grad_norm", "ntk_trace"])
+    assert stacking_for(space(), metrics, None, "cpu") == (0, frozenset())
+    # on a GPU the data-free metrics (launch-bound: one input per network); others when asked
+    assert stacking_for(space(), metrics, None, "cuda") == (STACK_DATA_FREE, {"synflow"})
+    assert stacking_for(space(), metrics, 8, "cpu") == (8, {"synflow", "grad_norm"})
+    assert stacking_for(space(), metrics, 0, "cuda") == (0, frozenset())
+    toy = get_registry().space("toy")
+    assert stacking_for(toy, metrics, 8, "cuda") == (0, frozenset())
+    with pytest.raises(ValueError, match="stack"):
+        stacking_for(space(), metrics, -1, "cpu")
+
+
+def test_a_large_gpu_sweep_in_this_process_builds_in_processes():
+    """One builder thread makes a few hundred networks a second: a GPU sweep of many starts
+    builder processes (the scoring stays in this process); the CPU and small sweeps do not."""
+    from nasforge.tools.scoring.parallel import InProcessSweep
+    from nasforge.tools.scoring.sweep import AUTO_BUILDERS_FROM, _builders
+
+    with _builders(InProcessSweep(), space(), TINY, "cuda", AUTO_BUILDERS_FROM) as pool:
+        assert isinstance(pool, ProcessSweep) and pool.workers >= 1
+    with _builders(InProcessSweep(), space(), TINY, "cuda", 10) as pool:
+        assert pool is None
+    with _builders(InProcessSweep(), space(), TINY, "cpu", 10_000) as pool:
+        assert pool is None
+
+
+def test_workers_on_a_gpu_mean_builder_processes():
+    """`--device cuda --workers N` (no --executor): N local processes build for this one."""
+    from nasforge.tools.cli.score_cmd import _runner
+
+    registry = get_registry()
+    with _runner("inprocess", 2, None, registry, space=space(), build_option=None, device="cuda") as runner:
+        assert isinstance(runner, ProcessSweep) and runner.workers == 2
+    with pytest.raises(NasforgeError, match="one worker"):  # on the CPU, as before
+        _runner("inprocess", 2, None, registry, space=space(), build_option=None, device="cpu")

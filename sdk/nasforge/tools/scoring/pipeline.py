@@ -341,23 +341,29 @@ def _in_order(g: Genotype) -> tuple[str, ...]:
     return tuple(str(c) for c in g.choices)
 
 
-def stacking_for(space: SearchSpace, metrics: Sequence[Metric], stack: int | None, device: str) -> int:
-    """Networks per stack for a sweep of ``metrics`` on ``space`` (0: none stack).
+def stacking_for(
+    space: SearchSpace, metrics: Sequence[Metric], stack: int | None, device: str
+) -> tuple[int, frozenset[str]]:
+    """Networks per stack for a sweep of ``metrics`` on ``space``, and the metrics stacked.
 
-    ``stack`` None chooses: on a CUDA device, where the space offers stacks and some metric
-    scores them, :data:`STACK_DATA_FREE` when they are all data-free, else
-    :data:`STACK_WITH_DATA`; on the CPU none (one network at a time is as fast there).
+    ``stack`` None chooses: on a CUDA device, where the space offers stacks, the data-free
+    metrics that score stacks (synflow: one input per network, so a network's kernels are
+    tiny and its launches dominate) in stacks of :data:`STACK_DATA_FREE`; on the CPU none
+    (one network at a time is faster there). ``stack`` K > 0 stacks every metric that
+    scores stacks, K at a time (:data:`STACK_WITH_DATA` is a size that suits a batch of 64
+    at NAS-Bench-201's size on a 80 GB GPU; an out-of-memory stack is split anyway); 0 none.
     """
     stackable = [m for m in metrics if can_stack(m)]
-    if STACK not in getattr(space, "capabilities", frozenset()) or not stackable:
-        return 0
-    if stack is not None:
-        if isinstance(stack, bool) or not isinstance(stack, int) or stack < 0:
-            raise ValueError(f"stack must be a number of networks >= 0, got {stack!r}")
-        return stack
-    if torch.device(device).type != "cuda":
-        return 0
-    return STACK_DATA_FREE if not any(m.info.needs_data for m in stackable) else STACK_WITH_DATA
+    if stack is not None and (isinstance(stack, bool) or not isinstance(stack, int) or stack < 0):
+        raise ValueError(f"stack must be a number of networks >= 0, got {stack!r}")
+    if STACK not in getattr(space, "capabilities", frozenset()) or not stackable or stack == 0:
+        return 0, frozenset()
+    if stack is None:
+        if torch.device(device).type != "cuda":
+            return 0, frozenset()
+        free = frozenset(metric_label(m) for m in stackable if not m.info.needs_data)
+        return (STACK_DATA_FREE, free) if free else (0, frozenset())
+    return stack, frozenset(metric_label(m) for m in stackable)
 
 
 def run_pipeline(
@@ -366,6 +372,7 @@ def run_pipeline(
     items: Sequence[tuple[Genotype, tuple[str, ...]]],
     *,
     stack: int = 0,
+    stacked: frozenset[str] = frozenset(),
     on_chunk: Callable[[list[Any], list[dict[str, MetricScore]]], None] | None = None,
     times: StageTimes | None = None,
 ) -> list[dict[str, MetricScore]]:
@@ -374,8 +381,9 @@ def run_pipeline(
     ``submit(fn, *args)`` and ``workers``: a :class:`~nasforge.tools.scoring.parallel.ProcessSweep`;
     None for a builder thread of this process) and scored here; results in input order.
 
-    ``stack`` networks per stack for the metrics that score stacks (0: every metric one
-    network at a time). ``on_chunk(items, results)`` is told of items as they finish.
+    ``stack`` networks per stack for the metrics labelled in ``stacked`` (each must score
+    stacks); every other metric one network at a time. ``on_chunk(items, results)`` is
+    told of items as they finish.
     """
     times = times if times is not None else StageTimes()
     started = time.perf_counter()
@@ -385,7 +393,7 @@ def run_pipeline(
     if own and torch.device(job.ctx.device).type == "cpu" and before != 1:
         torch.set_num_threads(1)  # as InProcessSweep: the same scores as every other runner
     times.builders = max(1, int(getattr(pool, "workers", 1)))
-    stacked = {metric_label(m) for m in job.metrics if stack and can_stack(m)} if job.shared else set()
+    stacked = set(stacked) if stack and job.shared else set()
     results: list[dict[str, MetricScore]] = [{} for _ in items]
     left = [2 if set(labels) & stacked and set(labels) - stacked else 1 for _, labels in items]
 

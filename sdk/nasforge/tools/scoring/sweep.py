@@ -7,12 +7,13 @@ the cache is read before and written after, in the calling process only.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import json
 import os
 import pickle
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import attrs
@@ -40,12 +41,12 @@ from nasforge.tools.scoring.parallel import (
     InProcessSweep,
     ProcessSweep,
     SweepExecutor,
+    available_cpus,
     make_sweep_executor,
     map_chunks,
 )
 from nasforge.tools.scoring.pipeline import StageTimes, run_pipeline, stacking_for
 from nasforge.tools.scoring.scorer import metric_label, score_model
-from nasforge.tools.scoring.stacked import can_stack
 from nasforge.tools.scoring.table import ScoreTable
 
 MetricSpec = str | Metric
@@ -223,12 +224,13 @@ def score_genotypes(
     is read and written here, in the calling process, only.
 
     On a GPU (``device="cuda"``) a sweep in this process or a local pool is a pipeline
-    (:mod:`nasforge.tools.scoring.pipeline`): the ``workers`` processes (or, in this
-    process, one builder thread) build the networks on the CPU and this process alone
-    scores them on the device, never one CUDA context per worker; ``pipeline=True`` runs
-    it on the CPU too (the same scores as any runner), ``False`` never. In the pipeline,
-    where the space offers network stacks and a metric scores them, ``stack`` networks are
-    scored at once as one module (None: chosen for the device, none on the CPU; 0: never);
+    (:mod:`nasforge.tools.scoring.pipeline`): the ``workers`` processes build the networks
+    on the CPU and this process alone scores them on the device, never one CUDA context
+    per worker (in this process, a large sweep starts builder processes of its own, a
+    small one builds in a thread); ``pipeline=True`` runs it on the CPU too (the same
+    scores as any runner), ``False`` never. In the pipeline, where the space offers
+    network stacks, ``stack`` networks are scored at once as one module by the metrics
+    that score stacks (None: on a GPU the data-free ones, none on the CPU; 0: none);
     their scores equal one network's up to rounding, and are cached apart. ``stages``, if
     given, collects where the pipeline's time went.
     """
@@ -307,7 +309,8 @@ def _score(
     )
     per_model = [m for m in instances if not m.info.population]
     columns = [metric_label(m) for m in instances]
-    piped, stack_size = _pipeline_plan(space, per_model, device, runner, pipeline, stack, shared)
+    plan = _pipeline_plan(space, per_model, device, runner, pipeline, stack, shared)
+    piped, stack_size, stacked_labels = plan
     # data-free metrics depend on the input shape only: their cache entries serve any data
     shape_key = "shape:" + "x".join(str(d) for d in fb.x.shape[1:])
     # the loss and the device type change the numbers too (a CUDA score is not a CPU one)
@@ -326,7 +329,7 @@ def _score(
             fb.digest() if m.info.needs_data else shape_key,
             build_key,
             version=m.info.version,
-            settings=stacked if stack_size and can_stack(m) else settings,
+            settings=stacked if metric_label(m) in stacked_labels else settings,
         )
         for m in per_model
     }
@@ -364,8 +367,16 @@ def _score(
 
     try:
         if piped:
-            builders = runner if isinstance(runner, ProcessSweep) else None
-            scored = run_pipeline(builders, job, items, stack=stack_size, on_chunk=finished, times=stages)
+            with _builders(runner, space, build, device, len(items)) as builders:
+                scored = run_pipeline(
+                    builders,
+                    job,
+                    items,
+                    stack=stack_size,
+                    stacked=stacked_labels,
+                    on_chunk=finished,
+                    times=stages,
+                )
         else:
             scored = map_chunks(runner, score_chunk, job, items, per_task=per_task, on_chunk=finished)
     finally:  # an interrupted sweep keeps what it scored
@@ -392,8 +403,9 @@ def _pipeline_plan(
     pipeline: bool | None,
     stack: int | None,
     shared: bool,
-) -> tuple[bool, int]:
-    """Whether the sweep runs as a device pipeline, and its networks per stack (0: none).
+) -> tuple[bool, int, frozenset[str]]:
+    """Whether the sweep runs as a device pipeline, its networks per stack (0: none) and
+    the metrics scored in stacks.
 
     Automatic on a GPU for this process and a local pool (a registered executor's workers
     each score where they run); asked for, it needs one of those two."""
@@ -402,9 +414,35 @@ def _pipeline_plan(
         raise OptionError(
             f"the device pipeline builds in this process or a local pool, not on the {runner.name} executor"
         )
-    size = stacking_for(space, metrics, stack, device) if shared else 0
+    size, labels = stacking_for(space, metrics, stack, device) if shared else (0, frozenset())
     piped = pipeline if pipeline is not None else local and (torch.device(device).type != "cpu" or size > 0)
-    return piped, size if piped else 0
+    return (piped, size, labels) if piped else (False, 0, frozenset())
+
+
+#: A GPU sweep in this process builds in processes of its own from this many networks on:
+#: one builder thread makes ~200-300 NAS-Bench-201 networks a second, which a stacked
+#: synflow sweep outruns several times over.
+AUTO_BUILDERS_FROM = 256
+#: At most this many automatic builder processes (one CPU stays with the scoring process).
+AUTO_BUILDERS_MAX = 16
+
+
+@contextlib.contextmanager
+def _builders(
+    runner: SweepExecutor, space: SearchSpace, build: dict[str, Any], device: str, count: int
+) -> Iterator[ProcessSweep | None]:
+    """Who builds a pipeline's networks: the caller's pool; on a GPU, for a sweep of
+    :data:`AUTO_BUILDERS_FROM` networks or more, a pool of this machine's CPUs but one
+    (made here, closed after); else one thread of this process (None)."""
+    if isinstance(runner, ProcessSweep):
+        yield runner
+        return
+    cpus = available_cpus()
+    if torch.device(device).type == "cpu" or count < AUTO_BUILDERS_FROM or cpus < 2:
+        yield None
+        return
+    with ProcessSweep(min(cpus - 1, AUTO_BUILDERS_MAX), prepare=prepare_sweep(space, build, device)) as pool:
+        yield pool
 
 
 def _moved_executor_keywords(moved: dict[str, Any], registry: Registry | None) -> dict[str, Any]:
