@@ -496,8 +496,9 @@ def _oom_pass(run: Run, on_cuda: bool) -> dict[str, Any]:
         if on_cuda:
             peak = torch.cuda.max_memory_allocated() - base
             total = torch.cuda.get_device_properties(0).total_memory
-            fraction = (torch.cuda.memory_allocated() + peak / 3) / total
             del whole
+            torch.cuda.empty_cache()
+            fraction = (torch.cuda.memory_allocated() + peak / 3) / total
             with _capped(fraction):
                 start = time.perf_counter()
                 split = SharedPasses(network(), (x, y), ctx, needs=needs)
