@@ -236,11 +236,22 @@ class _Scorer:
         #: The stack size that fitted in device memory (after a split), else None.
         self.fits: int | None = None
         self._modules: dict[tuple[int, int], nn.Module] = {}
+        self._copied: Any = None
 
     def _move(self, source: torch.Tensor, nbytes: int) -> None:
         start = time.perf_counter()
         self.staging[:nbytes].copy_(source[:nbytes], non_blocking=self.ring.pinned)
+        if self.ring.pinned and self.device.type == "cuda":  # asynchronous: its end is marked
+            self._copied = torch.cuda.Event()
+            self._copied.record()
         self.times.move += time.perf_counter() - start
+
+    def settle(self) -> None:
+        """Wait until the last slot's copy is done, so the slot may be written again (a
+        metric that reads no number back never waited for it)."""
+        if self._copied is not None:
+            self._copied.synchronize()
+            self._copied = None
 
     def _structure(self, g: Genotype) -> nn.Module:
         """A network of ``g``'s structure whose tensors are about to be re-pointed."""
@@ -458,7 +469,7 @@ def _stack_phase(
         scorer.stack = stack
         scorer.stack_metrics = [m for m in job.metrics if metric_label(m) in stacked]
         build = BuildJob(job.space, job.build, job.seed, ring.spec, stack=size)
-        _drive(pool, build, ring, units, scorer.stacked, finished, times)
+        _drive(pool, build, ring, units, scorer.stacked, finished, times, scorer.settle)
 
 
 def _network_phase(
@@ -485,7 +496,7 @@ def _network_phase(
             return [scorer.network(unit, labels)]
 
         build = BuildJob(job.space, job.build, job.seed, ring.spec)
-        _drive(pool, build, ring, units, score, finished, times)
+        _drive(pool, build, ring, units, score, finished, times, scorer.settle)
 
 
 def _slot_bytes(job: Any, first: Genotype) -> int:
@@ -511,9 +522,10 @@ def _drive(
     score: Callable[[_Unit], list[dict[str, MetricScore]]],
     finished: Callable[[_Unit, list[dict[str, MetricScore]]], None],
     times: StageTimes,
+    settle: Callable[[], None],
 ) -> None:
     """Units through the slots: build tasks submitted while a slot is free, each unit scored
-    once all its tasks are in, its slot then free again."""
+    once all its tasks are in, its slot free again once its copy is done (``settle``)."""
     queue = deque(units)
     free = deque(range(ring.spec.count))
     pending: dict[cf.Future[Built], _Unit] = {}
@@ -542,6 +554,7 @@ def _drive(
             if ready:
                 unit = ready.popleft()
                 rows = score(unit)
+                settle()
                 free.append(unit.slot)
                 finished(unit, rows)
     finally:

@@ -80,18 +80,17 @@ class SlotRing:
         where that is not possible here (the copies then go through the driver's staging)."""
         if self.pinned or not torch.cuda.is_available():
             return self.pinned
-        try:
-            cudart = torch.cuda.cudart()
-            code = cudart.cudaHostRegister(self.memory.data_ptr(), self.memory.numel(), 0)
-            self.pinned = int(getattr(code, "value", code)) == 0
-        except (RuntimeError, AttributeError, TypeError):
+        try:  # as torch.cuda._pin_memory_utils registers memory (flag 1: portable)
+            code = torch.cuda.cudart().cudaHostRegister(self.memory.data_ptr(), self.memory.numel(), 1)
+            self.pinned = int(code) == 0
+        except (RuntimeError, AttributeError, TypeError, AssertionError):
             self.pinned = False
         return self.pinned
 
     def close(self) -> None:
         """Unregister and remove the file (mappings still held elsewhere stay valid)."""
         if self.pinned:
-            with contextlib.suppress(RuntimeError, AttributeError, TypeError):
+            with contextlib.suppress(RuntimeError, AttributeError, TypeError, AssertionError):
                 torch.cuda.cudart().cudaHostUnregister(self.memory.data_ptr())
             self.pinned = False
         with _LOCK:
