@@ -28,7 +28,7 @@ import torch
 from torch import nn
 
 from nasforge.kernel.genotype import Genotype
-from nasforge.tools.scoring.packing import alias
+from nasforge.tools.scoring import alias
 from nasforge_nb201.arch import EDGES, NUM_EDGES, NUM_NODES, OP_NAMES, check_ops
 from nasforge_nb201.macro import MacroConfig
 

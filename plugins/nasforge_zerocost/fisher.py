@@ -29,8 +29,15 @@ import torch
 
 from nasforge.kernel.metric import MetricInfo
 from nasforge.tools.backends import batch_norm_mode
-from nasforge.tools.scoring import LAYER_GRADS, MainPass, SharedPasses, SharedPassMetric
-from nasforge.tools.scoring.stacked import StackedPasses, layer_sum, per_cell_scores
+from nasforge.tools.scoring import (
+    LAYER_GRADS,
+    MainPass,
+    SharedPasses,
+    SharedPassMetric,
+    StackedPasses,
+    layer_sum,
+    per_cell_scores,
+)
 from nasforge_zerocost.modes import in_train_mode, train_mode
 
 

@@ -12,8 +12,14 @@ from __future__ import annotations
 from typing import ClassVar
 
 from nasforge.kernel.metric import MetricInfo
-from nasforge.tools.scoring import HESSIAN_GRAD, WEIGHT_GRADS, SharedPasses, SharedPassMetric
-from nasforge.tools.scoring.stacked import StackedPasses, layer_sum
+from nasforge.tools.scoring import (
+    HESSIAN_GRAD,
+    WEIGHT_GRADS,
+    SharedPasses,
+    SharedPassMetric,
+    StackedPasses,
+    layer_sum,
+)
 
 
 class GradNorm(SharedPassMetric):

@@ -7,8 +7,7 @@ from typing import ClassVar
 import torch
 
 from nasforge.kernel.metric import MetricInfo
-from nasforge.tools.scoring import INPUT_GRAD, SharedPasses, SharedPassMetric
-from nasforge.tools.scoring.stacked import StackedPasses
+from nasforge.tools.scoring import INPUT_GRAD, SharedPasses, SharedPassMetric, StackedPasses
 
 _K = 1e-5
 

@@ -7,8 +7,7 @@ from typing import ClassVar
 import torch
 
 from nasforge.kernel.metric import MetricInfo
-from nasforge.tools.scoring import RELU_KERNEL, SharedPasses, SharedPassMetric
-from nasforge.tools.scoring.stacked import StackedPasses
+from nasforge.tools.scoring import RELU_KERNEL, SharedPasses, SharedPassMetric, StackedPasses
 
 
 class Naswot(SharedPassMetric):

@@ -11,8 +11,7 @@ from torch.nn.modules.conv import _ConvNd
 
 from nasforge.kernel.metric import MetricInfo
 from nasforge.tools.backends import is_monotone, prunable_layers
-from nasforge.tools.scoring import SharedPasses, SharedPassMetric
-from nasforge.tools.scoring.stacked import StackedPasses
+from nasforge.tools.scoring import SharedPasses, SharedPassMetric, StackedPasses
 from nasforge_zerocost.modes import batch_norm_removed
 
 

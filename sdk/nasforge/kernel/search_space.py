@@ -21,6 +21,7 @@ from nasforge.kernel.genotype import Genotype
 
 if TYPE_CHECKING:
     from nasforge.kernel.decisions import Decision
+    from nasforge.kernel.network_stack import NetworkStack
 
 # Capability names a space may declare; strategies list the ones they need.
 SAMPLE = "sample"
@@ -42,38 +43,6 @@ class NetworkFactory(Protocol):
     def build(self, g: Genotype, seed: int) -> nn.Module:
         """The network of ``g`` initialised from ``seed``; valid until the next call."""
         ...
-
-
-@runtime_checkable
-class NetworkStack(Protocol):
-    """``cells`` networks of one space run as one module, for scorers that batch cells.
-
-    Networks of one space often differ only in which operation sits where, so several of
-    them can share every kernel launch: per-cell weights side by side (grouped
-    convolutions), each cell's choice picked per channel. What batched scoring needs:
-
-    * ``pack(i, g, network, arena)`` copies the weights of ``g``'s stand-alone network (as
-      the space's seeded build made it) into cell ``i``'s part of ``arena``, a flat uint8
-      CPU tensor of ``nbytes``;
-    * ``module(arena, start, count)`` is the module of cells ``start .. start+count`` whose
-      weights are views of ``arena`` (on the arena's device: one copy moves every cell);
-      ``arrange(module, genotypes)`` points its cells at ``genotypes``.
-      Called with ``x`` of shape (batch, count, *input) it returns (batch, count, classes),
-      cell ``k``'s slice being what ``g_k``'s own network computes on ``x[:, k]``;
-    * a Conv/Linear/ReLU module that only some cells use carries ``stack_cells``, one bool
-      per cell of its module (set by ``arrange``), so per-cell sums leave it out where the
-      cell's own network has no such layer; a Conv layer's output channels are the cells'
-      in order (``groups=count``), so cell ``k``'s weights are ``weight.view(count, -1)[k]``.
-    """
-
-    cells: int
-    nbytes: int
-
-    def pack(self, index: int, g: Genotype, network: nn.Module, arena: torch.Tensor) -> None: ...
-
-    def module(self, arena: torch.Tensor, start: int = 0, count: int | None = None) -> nn.Module: ...
-
-    def arrange(self, module: nn.Module, genotypes: Sequence[Genotype]) -> None: ...
 
 
 class SearchSpace(abc.ABC):
@@ -177,10 +146,8 @@ class SearchSpace(abc.ABC):
         """
         return None
 
-    def network_stack(self, cells: int, *, dtype: torch.dtype = torch.float32, **cfg: object) -> NetworkStack:
-        """``cells`` networks of this space as one module (:class:`NetworkStack`) with
-        weights of ``dtype`` and build options ``cfg``, for scorers that batch cells;
-        spaces that offer it declare the ``stack`` capability."""
+    def network_stack(self, cells: int, **cfg: object) -> NetworkStack:
+        """``cells`` networks as one module, for batched scoring (the ``stack`` capability)."""
         raise self._missing(STACK)
 
     # --- helpers --------------------------------------------------------------------

@@ -49,9 +49,11 @@ from torch import nn
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.metric import Metric
 from nasforge.kernel.network_factory import build_network, network_factory
-from nasforge.kernel.search_space import STACK, NetworkStack, SearchSpace
+from nasforge.kernel.network_stack import NetworkStack
+from nasforge.kernel.search_space import STACK, SearchSpace
 from nasforge.kernel.seeding import seeded_build
 from nasforge.tools.backends import is_out_of_memory
+from nasforge.tools.scoring.factories import thread_factory
 from nasforge.tools.scoring.outcome import MetricScore
 from nasforge.tools.scoring.packing import Packing, load_views, pack_into, packing_of
 from nasforge.tools.scoring.scorer import metric_label, score_model
@@ -162,10 +164,8 @@ def network_stack(space: SearchSpace, build: dict[str, Any], cells: int) -> Netw
 def build_into_slot(job: BuildJob, task: BuildTask) -> Built:
     """Build the task's networks from the sweep's seed and pack them into its slot (in a
     worker process, or the builder thread of this one)."""
-    from nasforge.tools.scoring.sweep import _factory  # (the sweep module imports this one)
-
     slot, start, genotypes = task
-    factory = _factory(job.space, job.build)
+    factory = thread_factory(job.space, job.build)
     arena = attach(job.ring)[slot]
     built = packed = 0.0
     if job.stack:
@@ -503,9 +503,7 @@ def _slot_bytes(job: Any, first: Genotype) -> int:
     """A slot for one network: a stack of one where the space offers stacks (it holds
     every op's weights, so any network fits), else room for four of the first network
     (a bigger one is packed apart, slower but exact)."""
-    from nasforge.tools.scoring.sweep import _factory
-
-    packed = packing_of(_factory(job.space, job.build).build(first, job.seed)).nbytes
+    packed = packing_of(thread_factory(job.space, job.build).build(first, job.seed)).nbytes
     if STACK in getattr(job.space, "capabilities", frozenset()):
         try:
             return max(packed, network_stack(job.space, job.build, 1).nbytes) + (1 << 16)

@@ -11,8 +11,6 @@ import contextlib
 import inspect
 import json
 import os
-import pickle
-import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
@@ -27,7 +25,6 @@ from nasforge.kernel.network_factory import (
     NetworkFactory,
     SeededNetworkFactory,
     build_network,
-    network_factory,
 )
 from nasforge.kernel.option_types import OptionError
 from nasforge.kernel.registry import Registry, get_registry
@@ -36,6 +33,7 @@ from nasforge.kernel.seeding import seeded_build
 from nasforge.run.executors import executor_keywords
 from nasforge.tools.scoring.batch import DataSpec, fixed_batch
 from nasforge.tools.scoring.cache import ScoreCache, ScoreKey, space_config
+from nasforge.tools.scoring.factories import thread_factory as _factory
 from nasforge.tools.scoring.outcome import MetricScore
 from nasforge.tools.scoring.parallel import (
     InProcessSweep,
@@ -86,32 +84,6 @@ def build_model(space: SearchSpace, g: Genotype, *, seed: int, build: dict[str, 
     """The network of ``g``, initialised from ``seed`` alone: the same init for any sweep
     order and whatever other threads do with torch's global generator."""
     return seeded_build(lambda: build_network(space, g, build), seed)
-
-
-#: This thread's network factories, by space and build options: made once, reused by every
-#: chunk (in-process sweeps run one chunk per genotype; a worker unpickles a new space
-#: object with every chunk, so the key is the space's pickled state, not its identity).
-#: Per thread, because a factory hands out one network object: two sweeps on two threads
-#: must not share it. A few, least recent dropped; each entry holds its space.
-_LOCAL = threading.local()
-
-
-def _factory(space: SearchSpace, build: dict[str, Any]) -> NetworkFactory:
-    factories: dict[tuple[bytes | int, str], tuple[SearchSpace, NetworkFactory]] = _LOCAL.__dict__.setdefault(
-        "factories", {}
-    )
-    try:
-        state: bytes | int = pickle.dumps(space)
-    except Exception:  # an unpicklable space (in-process only): by identity  # noqa: BLE001
-        state = id(space)
-    key = (state, json.dumps(build, sort_keys=True, default=str))
-    entry = factories.pop(key, None)
-    if entry is None or (isinstance(state, int) and entry[0] is not space):
-        entry = (space, network_factory(space, build))
-    factories[key] = entry  # (re)inserted last: the most recent
-    while len(factories) > 4:
-        del factories[next(iter(factories))]
-    return entry[1]
 
 
 def _sweep_factory(space: SearchSpace, build: dict[str, Any], device: str) -> NetworkFactory:
@@ -301,7 +273,6 @@ def _score(
     instances = resolve_metrics(metrics, registry=registry)
     fb = fixed_batch(data, batch_size=batch_size, seed=seed, labels=labels, registry=registry)
     build = dict(build or {})
-    build_key = json.dumps(build, sort_keys=True, default=str)
     store = ScoreCache(cache) if isinstance(cache, str | os.PathLike) else cache
     device = str(resolve_device(device))  # a bad or unavailable device: one line, before any work
     ctx = MetricContext(
@@ -309,30 +280,8 @@ def _score(
     )
     per_model = [m for m in instances if not m.info.population]
     columns = [metric_label(m) for m in instances]
-    plan = _pipeline_plan(space, per_model, device, runner, pipeline, stack, shared)
-    piped, stack_size, stacked_labels = plan
-    # data-free metrics depend on the input shape only: their cache entries serve any data
-    shape_key = "shape:" + "x".join(str(d) for d in fb.x.shape[1:])
-    # the loss and the device type change the numbers too (a CUDA score is not a CPU one)
-    setting: dict[str, str] = {"loss": loss, "device": torch.device(device).type}
-    if setting["device"] == "cuda":  # scores before exact_float32 were TF32's: never serve those
-        setting["float32"] = "exact"
-    if space_config(space):  # a space's options change its networks (an option-free space keys as before)
-        setting["space"] = space_config(space)
-    settings = json.dumps(setting, sort_keys=True)
-    # a stack's scores equal one network's up to rounding: kept apart from one network's
-    stacked = json.dumps({**setting, "stack": "grouped"}, sort_keys=True)
-    keys = {
-        metric_label(m): ScoreKey(
-            metric_label(m),
-            seed,
-            fb.digest() if m.info.needs_data else shape_key,
-            build_key,
-            version=m.info.version,
-            settings=stacked if metric_label(m) in stacked_labels else settings,
-        )
-        for m in per_model
-    }
+    piped, stack_size, in_stacks = _pipeline_plan(space, per_model, device, runner, pipeline, stack, shared)
+    keys = _score_keys(space, per_model, fb, build, seed, loss, device, in_stacks)
     for g in genotypes:  # a foreign genotype fails before any work, not after hours of it
         space.validate(g)
     total = len(genotypes)
@@ -373,7 +322,7 @@ def _score(
                     job,
                     items,
                     stack=stack_size,
-                    stacked=stacked_labels,
+                    stacked=in_stacks,
                     on_chunk=finished,
                     times=stages,
                 )
@@ -393,6 +342,41 @@ def _score(
             for r, v in zip(rows, np.asarray(values, dtype=float), strict=True):
                 r[label] = MetricScore(label, float(v))
     return ScoreTable(tuple(genotypes), tuple(columns), infos, tuple(rows), fb.describe())
+
+
+def _score_keys(
+    space: SearchSpace,
+    metrics: Sequence[Metric],
+    fb: Any,
+    build: dict[str, Any],
+    seed: int,
+    loss: str,
+    device: str,
+    stacked: frozenset[str],
+) -> dict[str, ScoreKey]:
+    """Each metric's cache key: everything its scores depend on besides the genotype."""
+    # data-free metrics depend on the input shape only: their cache entries serve any data
+    shape_key = "shape:" + "x".join(str(d) for d in fb.x.shape[1:])
+    # the loss and the device type change the numbers too (a CUDA score is not a CPU one)
+    setting: dict[str, str] = {"loss": loss, "device": torch.device(device).type}
+    if setting["device"] == "cuda":  # scores before exact_float32 were TF32's: never serve those
+        setting["float32"] = "exact"
+    if space_config(space):  # a space's options change its networks (an option-free space keys as before)
+        setting["space"] = space_config(space)
+    settings = json.dumps(setting, sort_keys=True)
+    # a stack's scores equal one network's up to rounding: kept apart from one network's
+    in_stacks = json.dumps({**setting, "stack": "grouped"}, sort_keys=True)
+    return {
+        metric_label(m): ScoreKey(
+            metric_label(m),
+            seed,
+            fb.digest() if m.info.needs_data else shape_key,
+            json.dumps(build, sort_keys=True, default=str),
+            version=m.info.version,
+            settings=in_stacks if metric_label(m) in stacked else settings,
+        )
+        for m in metrics
+    }
 
 
 def _pipeline_plan(
