@@ -66,7 +66,7 @@ class Journal:
 
     @classmethod
     def read(cls, run_dir: Path) -> Journal:
-        from nasforge.run.journal import JournalReader
+        from nasforge.run.journal_file import JournalReader
 
         reader = JournalReader.of_run(run_dir)
         trials = [

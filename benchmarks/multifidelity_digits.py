@@ -49,7 +49,7 @@ from nasforge import Genotype, api
 from nasforge.kernel.files import atomic_write_text
 from nasforge.kernel.outcome import SearchOutcome
 from nasforge.run.experiment import Experiment
-from nasforge.run.fidelity_accounting import at_full
+from nasforge.run.fidelity_spent import at_full
 from nasforge.tools.scoring.stats import spearman
 
 METHODS = ("random", "sh", "hyperband")

@@ -50,8 +50,8 @@ from records import RecordFile, code_version
 from nasforge import Genotype, api, get_registry
 from nasforge.kernel.datasets import load_dataset
 from nasforge.kernel.outcome import SearchOutcome
-from nasforge.run.ensembles import MemberRecipe, train_network
-from nasforge.run.fidelity_accounting import at_full
+from nasforge.run.ensemble_training import MemberRecipe, train_network
+from nasforge.run.fidelity_spent import at_full
 from nasforge.tools.scoring.stats import spearman
 from nasforge.tools.short_train import ShortTrainEvaluator
 

@@ -58,7 +58,7 @@ from nasforge.api import load_space
 from nasforge.kernel.datasets import network_options
 from nasforge.kernel.seeding import seeded_build
 from nasforge.kernel.supernet import as_supernet, supernet_option_names
-from nasforge.run.data import load_digits
+from nasforge.run.builtin_datasets import load_digits
 from nasforge_nesbs.config import NesbsConfig
 from nasforge_nesbs.decisions import ArchEncoding
 from nasforge_nesbs.estimation import combine, prob_scores

@@ -33,7 +33,7 @@ import torch
 
 from nasforge.kernel.datasets import TensorData
 from nasforge.kernel.seeding import seeded_generator
-from nasforge.run.data import load_digits
+from nasforge.run.builtin_datasets import load_digits
 from nasforge_simplex.act_mlp_space import ActMlpSpace
 from nasforge_simplex.consistency import consistency_report
 from nasforge_simplex.strategy import SimplexSearch

@@ -34,7 +34,7 @@ from nasforge.run.executors import (
     build_executor,
 )
 from nasforge.run.experiment import Experiment
-from nasforge.run.journal import JournalReader, journal_path
+from nasforge.run.journal_file import JournalReader, journal_path
 from nasforge.run.spec import ExperimentSpec
 
 REA = {"population_size": 5, "sample_size": 2}
@@ -169,7 +169,10 @@ def test_cluster_options_refused_off_cluster() -> None:
     that takes it, through the Python API's executor options and the flag's old keyword."""
     with pytest.raises(NasforgeError, match="--ray-address applies to --executor ray"):
         api.search("toy", "random", "toy", trials=2, executor_options={"address": "127.0.0.1:1"})
-    with pytest.warns(DeprecationWarning), pytest.raises(NasforgeError, match="--ray-address"):
+    with (
+        pytest.warns(DeprecationWarning, match=r"ray_address= .* goes in nasforge 0\.3"),
+        pytest.raises(NasforgeError, match="--ray-address"),
+    ):
         api.search("toy", "random", "toy", trials=2, ray_address="127.0.0.1:1")
     with pytest.raises(NasforgeError, match="executor 'process' has no option 'speed'"):
         build_executor(ProcessPoolExecutor, 1, ExecutorOptions(options={"speed": 2}))

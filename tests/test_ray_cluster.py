@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from nasforge.run.journal import journal_path
+from nasforge.run.journal_file import journal_path
 from tests.cli_run import one_line
 
 SEARCH = (

@@ -29,7 +29,7 @@ class BilevelConfig:
     """Alternating weight / architecture optimisation (DARTS's defaults).
 
     Every field is checked for its type (an int is never a bool, a number is finite) and
-    range, with :class:`~nasforge.kernel.option_types.OptionError`, because each is settable
+    range, with :class:`~nasforge.kernel.errors.OptionError`, because each is settable
     from the command line and recorded in a journal a later ``resume`` reads back.
     """
 

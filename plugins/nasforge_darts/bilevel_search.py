@@ -59,6 +59,9 @@ class BilevelSearch(OneShotStrategy):
     """Base of the gradient-based one-shot strategies of this plugin."""
 
     requires: ClassVar[frozenset[str]] = frozenset({SUPERNET})
+    #: Built with the run's seed, bar setting, registry (a dataset named in ``fit``) and
+    #: device (an option of its settings).
+    context_fields = OneShotStrategy.context_fields | {"progress", "registry", "device"}
     config_class: ClassVar[type[BilevelConfig]] = BilevelConfig
 
     def __init__(

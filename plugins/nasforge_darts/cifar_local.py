@@ -1,6 +1,6 @@
 """CIFAR-10 as the DARTS evaluation trains on it, and the standard augmentation in plain torch.
 
-The images are read by the core's one CIFAR reader (:mod:`nasforge.run.data.cifar`: the
+The images are read by the core's one CIFAR reader (:mod:`nasforge.run.builtin_datasets.cifar`: the
 python layout, never downloaded, a missing or damaged directory in one line).
 
 Augmentation (the DARTS training transform, without torchvision): zero-pad by 4, random
@@ -16,7 +16,7 @@ import attrs
 import torch
 
 from nasforge.kernel.datasets import TensorData
-from nasforge.run.data import BATCHES_DIR, CIFAR10, batches_dir, read_cifar
+from nasforge.run.builtin_datasets import BATCHES_DIR, CIFAR10, batches_dir, read_cifar
 
 #: CIFAR-10 channel mean and std of the training images, as the DARTS code normalises.
 CIFAR10_MEAN = (0.49139968, 0.48215827, 0.44653124)

@@ -43,19 +43,11 @@ from rich.progress import Progress
 
 from nasforge.kernel.datasets import load_dataset, network_options
 from nasforge.kernel.device import resolve_device
-from nasforge.kernel.errors import NasforgeError
+from nasforge.kernel.errors import NasforgeError, OptionError, show
 from nasforge.kernel.files import atomic_path
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.one_shot import PROGRESS_COLUMNS
-from nasforge.kernel.option_types import (
-    MAX_COUNT,
-    OptionError,
-    as_float,
-    check_options,
-    in_range,
-    show,
-    typed,
-)
+from nasforge.kernel.option_types import MAX_COUNT, as_float, check_options, in_range, typed
 from nasforge.kernel.seeding import LocalRandomness, seeded_build, seeded_generator
 from nasforge.run.training import CosineSchedule, SGDConfig, set_lr
 from nasforge_darts.cifar_local import ImageSplits, augment, eval_transform

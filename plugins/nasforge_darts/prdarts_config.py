@@ -11,7 +11,8 @@ from typing import Any
 
 import attrs
 
-from nasforge.kernel.option_types import MAX_COUNT, OptionError, as_float, in_range, one_of, show, typed
+from nasforge.kernel.errors import OptionError, show
+from nasforge.kernel.option_types import MAX_COUNT, as_float, in_range, one_of, typed
 from nasforge_darts.bilevel_config import BilevelConfig
 from nasforge_darts.edge_select import MODES
 from nasforge_darts.regularisers import PATH_AGGREGATORS

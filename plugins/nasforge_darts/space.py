@@ -15,9 +15,9 @@ import torch
 from torch import nn
 
 from nasforge.kernel.decisions import Decision
-from nasforge.kernel.errors import InvalidGenotypeError
+from nasforge.kernel.errors import InvalidGenotypeError, OptionError
 from nasforge.kernel.genotype import Genotype
-from nasforge.kernel.option_types import OptionError, check_options, first_line
+from nasforge.kernel.option_types import check_options, first_line
 from nasforge.kernel.search_space import (
     BUILD,
     DECISIONS,

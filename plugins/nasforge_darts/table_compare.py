@@ -9,7 +9,7 @@ The space, the table evaluator and the training data are names, defaulting to th
 core's defaults (the NAS-Bench-201 space and table): this plugin meets the benchmark
 only through the registry and the supernet contract, never by importing it. The registry
 is the caller's (``nasforge darts-compare`` passes the invocation's), and the strategies
-are handed it as a run hands it to them (:func:`nasforge.run.spec.construct`).
+are handed it as a run hands it to them (:func:`nasforge.run.construction.build_component`).
 """
 
 from __future__ import annotations
@@ -23,11 +23,12 @@ import torch
 
 from nasforge.kernel.datasets import load_dataset
 from nasforge.kernel.registry import Registry, get_registry
+from nasforge.kernel.run_context import RunContext
 from nasforge.kernel.search_space import SearchSpace
 from nasforge.kernel.seeding import seeded_build
 from nasforge.kernel.supernet import as_supernet
 from nasforge.run import defaults
-from nasforge.run.spec import construct
+from nasforge.run.construction import build_component
 from nasforge_darts.supernet_view import SupernetView
 
 #: Datasets of the default table (NAS-Bench-201's three), each looked up per derived cell.
@@ -98,13 +99,12 @@ def compare_on_table(
     for name, options in strategies:
         for seed in seeds:
             data = load_dataset(dataset, registry=reg, seed=seed)
-            strat = construct(
+            strat = build_component(
                 "strategy",
                 reg.get("strategy", name),
+                RunContext(seed=seed, registry=reg, progress=progress),
                 {**(common or {}), **options},
-                offered={"registry": reg},
-                seed=seed,
-                progress=progress,
+                plugin=reg.origin("strategy", name),
             )
             out = strat.fit(space_obj, data)
             metrics = out.best_result.metadata["metrics"] if out.best_result else {}

@@ -27,11 +27,10 @@ from typing import Any, ClassVar
 import attrs
 
 from nasforge.kernel.datasets import ComponentLookup, TensorData, load_dataset, network_options
-from nasforge.kernel.errors import NasforgeError
+from nasforge.kernel.errors import NasforgeError, OptionError
 from nasforge.kernel.evaluator import Evaluator
 from nasforge.kernel.fidelity import asked_budget, should_stop
 from nasforge.kernel.genotype import Genotype
-from nasforge.kernel.option_types import OptionError
 from nasforge.kernel.result import Objective, Result
 from nasforge.kernel.search_space import BUILD, SearchSpace
 from nasforge.run.defaults import TRAINING_DATASET
@@ -53,6 +52,7 @@ class DartsTrainEvaluator(Evaluator):
     requires: ClassVar[frozenset[str]] = frozenset({BUILD})
     trains: ClassVar[bool] = True
     fidelity: ClassVar[str | None] = "epochs"
+    context_fields = frozenset({"seed", "device", "data", "registry"})
 
     def __init__(
         self,

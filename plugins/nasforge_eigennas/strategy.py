@@ -38,8 +38,8 @@ from typing import Any, ClassVar
 from rich.table import Table
 
 from nasforge.kernel.datasets import TensorData
+from nasforge.kernel.errors import OptionError
 from nasforge.kernel.genotype import Genotype
-from nasforge.kernel.option_types import OptionError
 from nasforge.kernel.parallelism import Parallelism
 from nasforge.kernel.progress_log import ProgressLog
 from nasforge.kernel.registry import Registry
@@ -58,6 +58,8 @@ class EigenNas(Strategy):
 
     name: ClassVar[str] = "eigennas"
     requires: ClassVar[frozenset[str]] = frozenset({SAMPLE, BUILD})
+    #: It scores its pool on the run's data, on its device, where the run's work goes.
+    context_fields = Strategy.context_fields | {"registry", "device", "data", "build_options", "parallelism"}
 
     def __init__(
         self,

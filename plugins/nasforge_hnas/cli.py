@@ -1,4 +1,4 @@
-"""`nasforge hnas`: a deprecated name for ``nasforge search --strategy hnas``.
+"""`nasforge hnas`: a deprecated name for ``nasforge search --strategy hnas``, removed in 0.3.
 
 ``nasforge search --strategy hnas --evaluator short-train --dataset digits -o data=digits
 --build-option C=8 --build-option N=1 --export OUT`` is the same search: the run's network
@@ -66,7 +66,7 @@ def hnas(
     quiet: Quiet = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON to stdout.")] = False,
 ) -> None:
-    """Deprecated: use nasforge search --strategy hnas (--build-option, -o data=DATASET, --export).
+    """Deprecated, removed in 0.3: use nasforge search --strategy hnas (--build-option, -o data=, --export).
 
     Searches with HNAS (pre-scored pool + BO over mu, nu), journaled, and exports the best.
     Example: nasforge hnas --space nb201 --evaluator short-train --dataset digits
@@ -181,9 +181,9 @@ def _say_deprecated(
     extra += "".join(f" --build-option {b}" for b in build_option or [])
     extra += "".join(f" {w}" for w in where)
     err_console.print(
-        f"nasforge hnas is deprecated: nasforge search --strategy hnas --space {space} --evaluator "
-        f"{evaluator} --dataset {dataset} --budget-trials {steps} -o steps={steps}{extra} "
-        f"--export {out} does the same",
+        f"nasforge hnas is deprecated (removed in nasforge 0.3): nasforge search --strategy hnas "
+        f"--space {space} --evaluator {evaluator} --dataset {dataset} --budget-trials {steps} "
+        f"-o steps={steps}{extra} --export {out} does the same",
         soft_wrap=True,
         highlight=False,
     )

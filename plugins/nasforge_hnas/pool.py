@@ -43,9 +43,9 @@ import torch
 
 import nasforge
 from nasforge.kernel.datasets import build_option_names, network_options
+from nasforge.kernel.errors import OptionError
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.metric import Metric, MetricContext, MetricInfo
-from nasforge.kernel.option_types import OptionError
 from nasforge.kernel.registry import Registry
 from nasforge.kernel.search_space import SearchSpace
 from nasforge.kernel.seeding import seeded_build

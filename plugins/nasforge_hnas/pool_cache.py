@@ -6,7 +6,7 @@ settings (metric, kernel, batch, build options, init seed), never on the search 
 so repeated searches, resumed runs and the multi-seed benchmark share one file. Each
 line is one JSON record keyed by the settings digest and the genotype's text.
 
-Appends go through the journal's :class:`~nasforge.run.journal.JsonLinesAppender`: a line torn
+Appends go through the journal's :class:`~nasforge.run.journal_file.JsonLinesAppender`: a line torn
 by a kill or a full disk is cut before the next append (never glued onto), and appends
 from concurrent runs sharing the file are serialised. The cache only saves time, so a
 cache that cannot be written (disk full, read-only) warns once and the search goes on.

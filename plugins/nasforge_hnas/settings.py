@@ -21,7 +21,8 @@ from typing import Any
 import attrs
 from attrs import validators as v
 
-from nasforge.kernel.option_types import MAX_COUNT, OptionError, check_option, first_line, show, suggest
+from nasforge.kernel.errors import OptionError, show, suggest
+from nasforge.kernel.option_types import MAX_COUNT, check_option, first_line
 from nasforge_hnas.gp import GPSettings
 from nasforge_hnas.loop import LoopSettings
 from nasforge_hnas.parameterisation import MuNuPlane

@@ -16,8 +16,8 @@ from typing import Any, ClassVar
 
 import attrs
 
+from nasforge.kernel.errors import OptionError
 from nasforge.kernel.genotype import Genotype
-from nasforge.kernel.option_types import OptionError
 from nasforge.kernel.parallelism import Parallelism
 from nasforge.kernel.progress_log import ProgressLog
 from nasforge.kernel.registry import Registry
@@ -37,6 +37,8 @@ class Hnas(Strategy):
 
     name: ClassVar[str] = "hnas"
     requires: ClassVar[frozenset[str]] = frozenset({SAMPLE, BUILD})
+    #: It scores its pool's networks (built with the run's options) where the run's work goes.
+    context_fields = Strategy.context_fields | {"registry", "build_options", "parallelism"}
 
     def __init__(
         self,
@@ -54,7 +56,7 @@ class Hnas(Strategy):
         and the journal (``-o steps=20 -o pool_size=500``; ``settings.FLAT_OPTIONS`` lists them),
         which build the same settings. Not both: one would silently override the other.
 
-        ``registry`` is the run's (a run hands it over, see ``nasforge.run.spec.construct``): the
+        ``registry`` is the run's (a run hands it over: its context field): the
         pool looks up a named metric and dataset there, so a caller's own registry is the one
         used. Without one, the pool takes the core scoring helpers' default (process-wide).
 

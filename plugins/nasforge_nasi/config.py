@@ -15,16 +15,8 @@ from typing import Any, Literal
 
 import attrs
 
-from nasforge.kernel.option_types import (
-    MAX_COUNT,
-    OptionError,
-    as_dict,
-    as_float,
-    as_tuple,
-    in_range,
-    one_of,
-    typed,
-)
+from nasforge.kernel.errors import OptionError
+from nasforge.kernel.option_types import MAX_COUNT, as_dict, as_float, as_tuple, in_range, one_of, typed
 
 MODES = ("fix", "ada")
 LABELS = ("true", "random")
@@ -64,7 +56,7 @@ class NasiConfig:
     """Settings of :func:`nasforge_nasi.run_nasi` and the ``nasi`` strategy.
 
     Each field is checked for its type (an int is never a bool, a number is finite) and
-    range with :class:`~nasforge.kernel.option_types.OptionError`: all are settable with ``-o``.
+    range with :class:`~nasforge.kernel.errors.OptionError`: all are settable with ``-o``.
     """
 
     #: T: Monte-Carlo samples (search steps), each one architecture and one batch.

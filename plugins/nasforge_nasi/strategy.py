@@ -40,6 +40,9 @@ class Nasi(OneShotStrategy):
 
     name: ClassVar[str] = "nasi"
     requires: ClassVar[frozenset[str]] = frozenset({SUPERNET})
+    #: Built with the run's seed, bar setting, registry (a dataset named in ``fit``) and
+    #: device (an option of its settings).
+    context_fields = OneShotStrategy.context_fields | {"progress", "registry", "device"}
 
     def __init__(
         self, *, seed: int = 0, progress: bool = False, registry: Registry | None = None, **options: Any

@@ -15,7 +15,7 @@ import attrs
 import torch
 from torch import nn
 
-from nasforge.kernel.option_types import OptionError, show
+from nasforge.kernel.errors import OptionError, show
 from nasforge_nb201.ops import ReLUConvBN
 
 #: Most weights a network may have (about 4 GB of float32): C, N and the class count are

@@ -21,7 +21,8 @@ from typing import Any, Literal
 
 import attrs
 
-from nasforge.kernel.option_types import MAX_COUNT, OptionError, as_dict, as_float, in_range, one_of, typed
+from nasforge.kernel.errors import OptionError
+from nasforge.kernel.option_types import MAX_COUNT, as_dict, as_float, in_range, one_of, typed
 from nasforge_nesbs.sampling import SAMPLERS
 
 #: The thesis's posterior budget in Adam steps: 20 epochs of 15,000 images at batch 128.

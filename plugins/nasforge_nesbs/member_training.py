@@ -18,7 +18,7 @@ from torch import nn
 from nasforge.kernel.datasets import TensorData
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.search_space import SearchSpace
-from nasforge.run.ensembles import MemberRecipe, train_network
+from nasforge.run.ensemble_training import MemberRecipe, train_network
 
 #: How each member is trained: the core's recipe (defaults: a few seconds per small network
 #: on a CPU core), under the name this plugin and its benchmark have always used.

@@ -55,6 +55,9 @@ class Nesbs(OneShotStrategy):
 
     name: ClassVar[str] = "nesbs"
     requires: ClassVar[frozenset[str]] = frozenset({SUPERNET})
+    #: Built with the run's seed, bar setting, registry (a dataset named in ``fit``) and
+    #: device (an option of its settings).
+    context_fields = OneShotStrategy.context_fields | {"progress", "registry", "device"}
 
     def __init__(
         self, *, seed: int = 0, progress: bool = False, registry: Registry | None = None, **options: Any

@@ -24,7 +24,7 @@ import torch
 
 from nasforge.kernel.datasets import TensorData
 from nasforge.kernel.search_space import SearchSpace
-from nasforge.run.ensembles import MemberRecipe, train_network
+from nasforge.run.ensemble_training import MemberRecipe, train_network
 from nasforge.tools.scoring import spearman
 from nasforge_nesbs.decisions import ArchEncoding, Assignment
 from nasforge_nesbs.estimation import SupernetPredictor, prob_scores

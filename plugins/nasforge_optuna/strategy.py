@@ -40,8 +40,8 @@ from types import ModuleType
 from typing import Any, ClassVar
 
 from nasforge.kernel.decisions import decisions_of, genotype_of, values_of
+from nasforge.kernel.errors import OptionError
 from nasforge.kernel.genotype import Genotype
-from nasforge.kernel.option_types import OptionError
 from nasforge.kernel.optional import require
 from nasforge.kernel.result import Objective, Result
 from nasforge.kernel.search_space import DECISIONS, SearchSpace

@@ -24,7 +24,7 @@ from typing import Any
 
 from nasforge.kernel.errors import NasforgeError, OptionError
 from nasforge.kernel.evaluator import Evaluator
-from nasforge.kernel.executor import (
+from nasforge.kernel.executor_contract import (
     DEFAULT_RETRIES,
     Done,
     Executor,

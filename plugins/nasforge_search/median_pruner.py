@@ -20,10 +20,12 @@ import statistics
 from typing import Any
 
 from nasforge import Genotype, Objective, Proposal, Result, SearchSpace, Strategy
+from nasforge.kernel.errors import OptionError
 from nasforge.kernel.fidelity import split
-from nasforge.kernel.option_types import MAX_COUNT, OptionError, check_option
+from nasforge.kernel.option_types import MAX_COUNT, check_option
 from nasforge.kernel.registry import Registry, get_registry
-from nasforge.run.spec import construct
+from nasforge.kernel.run_context import RunContext
+from nasforge.run.construction import build_component
 
 
 class MedianPruner(Strategy):
@@ -33,6 +35,8 @@ class MedianPruner(Strategy):
 
     name = "median"
     requires = frozenset()  # the inner strategy checks its own
+    #: The inner strategy comes from the run's registry and learns its full budget.
+    context_fields = Strategy.context_fields | {"registry", "max_fidelity"}
 
     def __init__(
         self,
@@ -55,17 +59,16 @@ class MedianPruner(Strategy):
         if strategy == self.name:
             raise OptionError("median cannot wrap itself; name another strategy")
         registry = registry if registry is not None else get_registry()
-        offered: dict[str, Any] = {"registry": registry}
-        if max_fidelity is not None:
-            offered["max_fidelity"] = max_fidelity
-        self.inner: Strategy = construct(
+        # the inner strategy is built as the run builds one, from what this one was given
+        inner = RunContext(seed=seed, registry=registry, max_fidelity=max_fidelity)
+        self.inner: Strategy = build_component(
             "strategy",
             registry.get("strategy", strategy),
+            inner,
             dict(strategy_options or {}),
             space,
-            offered=offered,
             objective=objective,
-            seed=seed,
+            plugin=registry.origin("strategy", strategy),
         )
         self.warmup, self.min_epochs = warmup, min_epochs
         #: Completed (not stopped, not failed) learning curves, in the order told.

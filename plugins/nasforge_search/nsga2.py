@@ -25,7 +25,8 @@ from __future__ import annotations
 import attrs
 
 from nasforge import Genotype, Objective, Result, SearchSpace, Strategy
-from nasforge.kernel.option_types import MAX_COUNT, OptionError, check_option
+from nasforge.kernel.errors import OptionError
+from nasforge.kernel.option_types import MAX_COUNT, check_option
 from nasforge.kernel.pareto import crowding_distance, non_dominated_sort
 from nasforge.kernel.search_space import MUTATE, SAMPLE
 

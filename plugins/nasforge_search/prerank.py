@@ -41,14 +41,16 @@ import attrs
 import numpy as np
 
 from nasforge import Genotype, Objective, Result, SearchSpace, Strategy
-from nasforge.kernel.option_types import MAX_COUNT, OptionError, check_option
+from nasforge.kernel.errors import OptionError
+from nasforge.kernel.option_types import MAX_COUNT, check_option
 from nasforge.kernel.parallelism import Parallelism
 from nasforge.kernel.pareto import non_dominated
 from nasforge.kernel.progress_log import ProgressLog
 from nasforge.kernel.registry import Registry, get_registry
+from nasforge.kernel.run_context import RunContext
 from nasforge.kernel.search_space import BUILD, ENUMERATE, SAMPLE
+from nasforge.run.construction import build_component
 from nasforge.run.defaults import RANKING_METRIC
-from nasforge.run.spec import construct
 from nasforge.tools.scoring import Ranking, RankingSettings, rank_pool
 
 logger = logging.getLogger("nasforge.prerank")
@@ -70,6 +72,9 @@ class PreRank(Strategy):
     name: ClassVar[str] = "prerank"
     requires: ClassVar[frozenset[str]] = frozenset({SAMPLE, BUILD})
     multi_objective: ClassVar[bool] = True
+    #: It ranks on the run's training data where it has some (else ``data``'s), on its
+    #: device, where the run's work goes; ``then`` comes from the run's registry.
+    context_fields = Strategy.context_fields | {"registry", "data", "device", "parallelism"}
 
     def __init__(
         self,
@@ -155,14 +160,18 @@ class PreRank(Strategy):
             return None
         if then == self.name:
             raise OptionError("prerank cannot warm-start itself; name another strategy with then")
-        return construct(
+        # built as the run builds a strategy, from what this one was given
+        context = RunContext(seed=seed, registry=self.registry)
+        if self.parallelism is not None:
+            context = attrs.evolve(context, parallelism=self.parallelism)
+        return build_component(
             "strategy",
             self.registry.get("strategy", then),
+            context,
             dict(options or {}),
             self.space,
-            offered={"registry": self.registry, "parallelism": self.parallelism},
             objective=objective,
-            seed=seed,
+            plugin=self.registry.origin("strategy", then),
         )
 
     # --- the ranking ----------------------------------------------------------------------

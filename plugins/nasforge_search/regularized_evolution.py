@@ -16,7 +16,8 @@ from __future__ import annotations
 import collections
 
 from nasforge import Genotype, Objective, Result, SearchSpace, Strategy
-from nasforge.kernel.option_types import MAX_COUNT, OptionError, check_option
+from nasforge.kernel.errors import OptionError
+from nasforge.kernel.option_types import MAX_COUNT, check_option
 from nasforge.kernel.search_space import MUTATE, SAMPLE
 
 

@@ -24,7 +24,8 @@ import collections
 import math
 
 from nasforge import Genotype, Objective, Proposal, Result, SearchSpace, Strategy
-from nasforge.kernel.option_types import MAX_COUNT, OptionError, check_option
+from nasforge.kernel.errors import OptionError
+from nasforge.kernel.option_types import MAX_COUNT, check_option
 
 #: Fresh draws per wanted architecture before a bracket accepts a repeat (tiny spaces).
 _DISTINCT_TRIES = 50
@@ -87,6 +88,9 @@ class Bracket:
 class BracketStrategy(Strategy):
     """What successive halving and Hyperband share: brackets asked in turn, results
     routed back to the bracket that asked, ``brackets`` of them at most."""
+
+    #: The evaluator's full budget comes from the run (unless the user sets max_fidelity).
+    context_fields = Strategy.context_fields | {"max_fidelity"}
 
     def __init__(
         self,

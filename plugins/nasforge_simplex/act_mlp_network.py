@@ -21,7 +21,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from nasforge.kernel.option_types import OptionError
+from nasforge.kernel.errors import OptionError
 from nasforge_simplex.activations import DEFAULT_NEGATIVE_SLOPE, make_activation
 
 #: Largest width or pooled size accepted: beyond it a typo, not a network.

@@ -26,7 +26,7 @@ from torch import nn
 
 from nasforge import Genotype, InvalidGenotypeError, SearchSpace
 from nasforge.kernel.decisions import Decision
-from nasforge.kernel.option_types import OptionError
+from nasforge.kernel.errors import OptionError
 from nasforge.kernel.search_space import (
     BUILD,
     DECISIONS,

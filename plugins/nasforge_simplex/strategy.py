@@ -74,6 +74,9 @@ class SimplexSearch(OneShotStrategy):
 
     name: ClassVar[str] = "simplex"
     requires: ClassVar[frozenset[str]] = frozenset({SUPERNET})
+    #: Built with the run's seed, bar setting, registry (a dataset named in ``fit``) and
+    #: device (an option of its settings).
+    context_fields = OneShotStrategy.context_fields | {"progress", "registry", "device"}
 
     def __init__(
         self,

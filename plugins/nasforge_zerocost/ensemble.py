@@ -92,6 +92,8 @@ class RankEnsemble(PopulationMetric):
         description="mean normalised rank of member metrics (population)",
         version="1",
     )
+    #: Members named resolve through the run's registry.
+    context_fields = frozenset({"registry"})
 
     def __init__(
         self, members: Sequence[str | Metric] = DEFAULT_MEMBERS, *, registry: Registry | None = None

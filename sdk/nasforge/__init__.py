@@ -15,7 +15,7 @@ import logging
 import sys
 from typing import Any
 
-from nasforge._moved_map import MOVED_TO
+from nasforge._moved_map import MOVED_TO, RENAMED
 
 __version__ = "0.1.0"
 
@@ -39,9 +39,10 @@ _EXPORTS = {
     **dict.fromkeys(("Constraint", "SearchGoal"), _K + "objectives"),
     **dict.fromkeys(("Registry", "get_registry"), _K + "registry"),
     **dict.fromkeys(("Objective", "Result", "Trial"), _K + "result"),
+    **dict.fromkeys(("RunContext",), _K + "run_context"),
     **dict.fromkeys(("SearchOutcome",), _K + "outcome"),
     **dict.fromkeys(("SearchSpace",), _K + "search_space"),
-    **dict.fromkeys(("AllOf", "Plateau", "TargetReached", "TimeLimit"), _R + "stopping"),
+    **dict.fromkeys(("AllOf", "Plateau", "TargetReached", "TimeLimit"), _R + "stop_rules"),
     **dict.fromkeys(("Strategy",), _K + "strategy"),
     **dict.fromkeys(("OneShotStrategy",), _K + "one_shot"),
     **dict.fromkeys(("Supernet", "SupernetMixin", "as_supernet", "supernet_option_names"), _K + "supernet"),
@@ -55,15 +56,15 @@ __all__ = sorted((*_EXPORTS, "__version__"))
 
 logging.getLogger("nasforge").addHandler(logging.NullHandler())
 
-_OLD_NAMES = frozenset({*" ".join(MOVED_TO.values()).split(), "atomic_files"})
+_OLD_PATHS = frozenset({*(f"nasforge.{n}" for n in " ".join(MOVED_TO.values()).split()), *RENAMED})
 
 
 class _OldPaths(importlib.abc.MetaPathFinder):
-    """Finds a module by its path before the split; the map and loader load only then."""
+    """Finds a module by its path before it moved (until 0.3); the loader loads only then."""
 
     def find_spec(self, name: str, path: object = None, target: object = None) -> Any:
-        parts = name.split(".")
-        if len(parts) > 1 and parts[0] == "nasforge" and parts[1] in _OLD_NAMES:
+        parts = name.split(".")  # an old path is two parts (nasforge.strategy) or three (renamed)
+        if parts[0] == "nasforge" and not {".".join(parts[:2]), ".".join(parts[:3])}.isdisjoint(_OLD_PATHS):
             from nasforge import _moved
 
             return _moved.spec_of(name)

@@ -8,7 +8,10 @@ The core (``sdk/nasforge``) is three layers, each importing only the ones below 
 kernel < run < tools (``nasforge/__init__.py``, ``_moved.py`` and the ``api``/``__main__``
 faces sit outside them). Imports count wherever they are written: inside functions
 and under ``TYPE_CHECKING`` too, since a deferred import hides a dependency from Python's
-import system, not from a reader.
+import system, not from a reader; and a module imported by its name as a string
+(``importlib.import_module("nasforge.run.x")``, ``__import__``, the core's ``require``)
+counts as imported, where the string is written in the call or bound to a module-level
+constant, since a string hides a dependency from both.
 """
 
 from __future__ import annotations
@@ -32,13 +35,55 @@ class Source:
         return f"{self.path.relative_to(self.root)}:{line}"
 
     def imports(self) -> Iterator[tuple[int, str, tuple[str, ...]]]:
-        """(line, module, names) of every absolute import, deferred ones included."""
+        """(line, module, names) of every absolute import, deferred ones and imports by name
+        (:meth:`imports_by_name`) included."""
         for node in ast.walk(self.tree):
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     yield node.lineno, alias.name, ()
             elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                 yield node.lineno, node.module, tuple(a.name for a in node.names)
+        for line, module in self.imports_by_name():
+            yield line, module, ()
+
+    def imports_by_name(self) -> Iterator[tuple[int, str]]:
+        """(line, module) of each call that imports a module named by a string: the string
+        written in the call, or a module-level constant holding it."""
+        constants = _string_constants(self.tree)
+        for node in ast.walk(self.tree):
+            if not (isinstance(node, ast.Call) and node.args and _callee(node) in IMPORTS_BY_NAME):
+                continue
+            arg = node.args[0]
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                module = arg.value
+            elif isinstance(arg, ast.Name) and arg.id in constants:
+                module = constants[arg.id]
+            else:
+                continue  # a name computed at run time: no rule can follow it
+            if module and not module.startswith("."):
+                yield node.lineno, module
+
+
+#: Functions that import the module their first argument names (``require``: the core's
+#: import of an optional extra, :mod:`nasforge.kernel.optional`).
+IMPORTS_BY_NAME = frozenset({"import_module", "__import__", "require"})
+
+
+def _callee(call: ast.Call) -> str | None:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+
+
+def _string_constants(tree: ast.Module) -> dict[str, str]:
+    """Module-level names bound to a string literal (``BUILTIN_MODULE = "nasforge.tools..."``)."""
+    out: dict[str, str] = {}
+    for node in tree.body:
+        value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None
+        if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]  # type: ignore[union-attr]
+        out.update((t.id, value.value) for t in targets if isinstance(t, ast.Name))
+    return out
 
 
 def sources(root: Path, top: Path) -> list[Source]:
@@ -96,27 +141,39 @@ def core_imports_of_plugins(core: list[Source]) -> list[str]:
     ]
 
 
-def upward_imports(core: list[Source]) -> list[str]:
-    """An import from a layer of one below it (kernel from run or tools, run from tools)."""
+#: (importer, module) pairs that are plugin loading, not dependencies (see the layering test).
+Edges = frozenset[tuple[str, str]] | set[tuple[str, str]]
+
+
+def upward_imports(core: list[Source], plugin_loading: Edges = frozenset()) -> list[str]:
+    """An import from a layer of one below it (kernel from run or tools, run from tools),
+    except the ``plugin_loading`` edges: a plugin module loaded by name like an entry point."""
     known = {s.module for s in core}
     out = []
     for s in core:
         mine = layer(s.module)
         for line, module in imported_modules(s, known):
             theirs = layer(module)
+            if (s.module, module) in plugin_loading:
+                continue
             if mine is not None and theirs is not None and theirs > mine:
                 out.append(f"{s.where(line)}: {s.module} (layer {mine}) imports {module} (layer {theirs})")
     return out
 
 
-def import_cycles(core: list[Source]) -> list[str]:
+def import_cycles(core: list[Source], plugin_loading: Edges = frozenset()) -> list[str]:
     """Modules that import each other in a loop (package ``__init__`` modules left out:
-    importing a package's module runs its ``__init__``, which is no dependency of ours)."""
+    importing a package's module runs its ``__init__``, which is no dependency of ours;
+    and the ``plugin_loading`` edges, as in :func:`upward_imports`)."""
     modules = {s.module: s for s in core if not s.is_package}
     graph: dict[str, set[str]] = {}
     known = {s.module for s in core}
     for name, s in modules.items():
-        targets = {_module_of(module, modules, known) for _, module in imported_modules(s, known)}
+        targets = {
+            _module_of(module, modules, known)
+            for _, module in imported_modules(s, known)
+            if (name, module) not in plugin_loading
+        }
         graph[name] = {t for t in targets if t is not None and t != name}
     return [" -> ".join([*component, component[0]]) for component in _strongly_connected(graph)]
 
@@ -175,6 +232,17 @@ def _strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
                 if len(component) > 1:
                     found.append(sorted(component))
     return sorted(found)
+
+
+def names_forwarded_up(names_moved: dict[str, dict[str, str]]) -> list[str]:
+    """A module of a layer that finds a moved name in a layer above it (the old-path shims'
+    map: module -> {new module: names}): a dependency that no import statement shows."""
+    return [
+        f"{module} forwards {names} to {target} (layer {layer(target)})"
+        for module, targets in names_moved.items()
+        for target, names in targets.items()
+        if layer(module) is not None and (layer(target) or 0) > (layer(module) or 0)
+    ]
 
 
 def old_paths(files: list[Source], moved: Iterable[str]) -> list[str]:

@@ -1,9 +1,11 @@
 """The seams hold in spirit, not only in letter, and the rules that say so can fail.
 
 - the core is three layers, each importing only the ones below it (kernel < run < tools),
-  with no import cycle anywhere in it, deferred imports counted;
+  with no import cycle anywhere in it, deferred imports and imports by a module's name
+  (``importlib.import_module("...")``) counted;
 - the core imports no plugin and names first-party plugin components only in
   ``nasforge/run/defaults.py``;
+- no module of a layer finds a name that moved (an old-path shim) in a layer above it;
 - no plugin imports or names another plugin's components, or branches on a space's name;
 - plugins import only the public API (:data:`nasforge.PUBLIC_MODULES`: the kernel and a few
   named entry points of the layers above it);
@@ -63,10 +65,17 @@ COMPONENTS = _components_by_plugin()
 ORDINARY_WORDS = frozenset({"random", "ensemble"})
 FIRST_PARTY_NAMES = {name for names in COMPONENTS.values() for name in names} - ORDINARY_WORDS
 
+#: Plugin modules the core loads by name, as it loads an entry point: the registry (kernel)
+#: loads the core's own components (datasets, executors, short-train: the tools layer's
+#: built-in plugin) exactly as it loads any installed plugin, which is plugin loading, not
+#: a dependency of the kernel. Keep this set to such plugin modules.
+PLUGIN_LOADING = frozenset({("nasforge.kernel.registry", "nasforge.tools.builtin_plugin")})
+
 CHECKS = {
     "core_imports_of_plugins": lambda: rules.core_imports_of_plugins(CORE_FILES),
-    "upward_imports": lambda: rules.upward_imports(CORE_FILES),
-    "import_cycles": lambda: rules.import_cycles(CORE_FILES),
+    "upward_imports": lambda: rules.upward_imports(CORE_FILES, PLUGIN_LOADING),
+    "import_cycles": lambda: rules.import_cycles(CORE_FILES, PLUGIN_LOADING),
+    "names_forwarded_up": lambda: rules.names_forwarded_up(_moved.NAMES_MOVED),
     "core_names_of_plugin_components": lambda: rules.core_names_of_plugin_components(
         CORE_FILES, FIRST_PARTY_NAMES, DEFAULTS
     ),
@@ -87,9 +96,9 @@ OLD_PATHS_ON_PURPOSE = {Path("tests/core/test_moved_paths.py")}
 
 
 def _first_party_elsewhere() -> list[rules.Source]:
-    """Tests and benchmarks (the third-party example plugin is left as it was published,
-    and imports the old paths on purpose)."""
-    found = [s for folder in ("tests", "benchmarks") for s in rules.sources(ROOT, ROOT / folder)]
+    """Tests, benchmarks and examples (the example third-party plugin too: it shows
+    plugin authors the current paths)."""
+    found = [s for folder in ("tests", "benchmarks", "examples") for s in rules.sources(ROOT, ROOT / folder)]
     return [s for s in found if s.path.relative_to(ROOT) not in OLD_PATHS_ON_PURPOSE]
 
 
@@ -138,6 +147,17 @@ PLANTED = {
     "sdk/nasforge/kernel/cycle_a.py": "from nasforge.kernel import cycle_b\n",
     "sdk/nasforge/kernel/cycle_b.py": "def f():\n    from nasforge.kernel.cycle_a import x\n",
     "sdk/nasforge/kernel/uses_plugin.py": "import nasforge_alpha.thing\n",
+    "sdk/nasforge/kernel/by_name.py": (
+        "import importlib\ndef f():\n    return importlib.import_module('nasforge.run.loop_part')\n"
+    ),
+    "sdk/nasforge/kernel/by_constant.py": (
+        "from importlib import import_module\nTOOL = 'nasforge.tools.tool'\n"
+        "def f():\n    return import_module(TOOL)\n"
+    ),
+    "sdk/nasforge/kernel/loader.py": (
+        "import importlib\nPLUGIN = 'nasforge.tools.tool'\n"
+        "def load():\n    return importlib.import_module(PLUGIN)\n"
+    ),
     "sdk/nasforge/run/__init__.py": "",
     "sdk/nasforge/run/loop_part.py": "from nasforge.tools.tool import y\nNAME = 'alpha-strategy'\n",
     "sdk/nasforge/run/defaults.py": "ALLOWED = 'alpha-strategy'\n",
@@ -150,6 +170,7 @@ PLANTED = {
         "from nasforge.strategy import Strategy\n"
         "CHOICE = 'beta-space'\n"
         "def f(space):\n    return space.name == 'beta-space'\n"
+        "import importlib\nSCORING = importlib.import_module('nasforge.scoring')\n"
     ),
     "plugins/nasforge_beta/__init__.py": "",
     "plugins/nasforge_beta/other.py": "NAME = 'beta-space'\n",
@@ -161,15 +182,23 @@ EXPECTED = {
         "deferred_up.py:2: nasforge.kernel.deferred_up (layer 0) imports nasforge.run.loop_part (layer 1)",
         "typed_up.py:3: nasforge.kernel.typed_up (layer 0) imports nasforge.tools.tool (layer 2)",
         "loop_part.py:1: nasforge.run.loop_part (layer 1) imports nasforge.tools.tool (layer 2)",
+        "by_name.py:3: nasforge.kernel.by_name (layer 0) imports nasforge.run.loop_part (layer 1)",
+        "by_constant.py:4: nasforge.kernel.by_constant (layer 0) imports nasforge.tools.tool (layer 2)",
     ],
     "import_cycles": ["nasforge.kernel.cycle_a -> nasforge.kernel.cycle_b -> nasforge.kernel.cycle_a"],
+    "names_forwarded_up": ["nasforge.kernel.thing forwards train_members to nasforge.run.members (layer 1)"],
     "core_names_of_plugin_components": ["loop_part.py:2: names 'alpha-strategy'"],
     "plugin_names_of_other_plugins": ["thing.py:4: names 'beta-space' of another plugin"],
     "plugin_imports_of_other_plugins": ["thing.py:1: imports nasforge_beta.other"],
     "plugin_branches_on_space_names": ["thing.py:6: space.name == 'beta-space'"],
     "plugin_imports_of_private_core": ["thing.py:2: imports nasforge.run.loop_part, not public API"],
-    "old_paths": ["thing.py:3: imports nasforge.strategy, which moved"],
+    "old_paths": [
+        "thing.py:3: imports nasforge.strategy, which moved",
+        "thing.py:8: imports nasforge.scoring, which moved",
+    ],
 }
+#: A plugin loaded by name (the planted loader's edge) is allowed where it is declared so.
+PLANTED_PLUGIN_LOADING = frozenset({("nasforge.kernel.loader", "nasforge.tools.tool")})
 
 
 def _planted_checks(root: Path) -> dict[str, list[str]]:
@@ -180,8 +209,17 @@ def _planted_checks(root: Path) -> dict[str, list[str]]:
     names = {"alpha-strategy", "beta-space"}
     return {
         "core_imports_of_plugins": rules.core_imports_of_plugins(core),
-        "upward_imports": rules.upward_imports(core),
-        "import_cycles": rules.import_cycles(core),
+        "upward_imports": rules.upward_imports(core, PLANTED_PLUGIN_LOADING),
+        "import_cycles": rules.import_cycles(core, PLANTED_PLUGIN_LOADING),
+        "names_forwarded_up": rules.names_forwarded_up(
+            {
+                "nasforge.kernel.thing": {"nasforge.run.members": "train_members"},
+                "nasforge.thing": {
+                    "nasforge.run.members": "train_members"
+                },  # an old path: outside the layers
+                "nasforge.run.part": {"nasforge.kernel.value": "Value"},  # downwards
+            }
+        ),
         "core_names_of_plugin_components": rules.core_names_of_plugin_components(
             core, names, root / "sdk" / "nasforge" / "run" / "defaults.py"
         ),
@@ -211,3 +249,6 @@ def test_every_rule_catches_its_planted_violation(tmp_path: Path) -> None:
         )
         == []
     ), "a layer may import those below it"
+    assert not any("loader.py" in line for line in found["upward_imports"]), "declared plugin loading"
+    undeclared = rules.upward_imports(rules.sources(tmp_path, tmp_path / "sdk" / "nasforge"))
+    assert any("loader.py:4: nasforge.kernel.loader (layer 0)" in line for line in undeclared)

@@ -15,7 +15,7 @@ import typer
 
 import nasforge.tools.cli
 from nasforge.kernel.errors import NasforgeError
-from nasforge.run.journal import journal_path
+from nasforge.run.journal_file import journal_path
 from nasforge.tools.cli.options import MAX_DEPTH
 
 # rea named: its options are what these cases get wrong (the default may be another)

@@ -11,8 +11,8 @@ import pytest
 import torch
 
 from nasforge import NasforgeError, get_registry
-from nasforge.run.data import load_digits
-from nasforge.run.journal import JournalReader
+from nasforge.run.builtin_datasets import load_digits
+from nasforge.run.journal_file import JournalReader
 
 ONE_SHOT = ("darts", "prdarts", "nasi")
 TINY = {
@@ -77,7 +77,10 @@ def test_search_device_reaches_the_one_shot_strategy_and_the_journal(cli, tmp_pa
     default = cli(*args, "--run-dir", tmp_path / "default", ok=True).json()
     assert with_cpu["best"] == default["best"]
     spec = JournalReader.of_run(tmp_path / "cpu").header["spec"]
-    assert spec["strategy_options"]["device"] == "cpu" and spec["train_data"] == "digits"
+    # a field of the spec, handed to the strategy through the run context, not an option
+    assert spec["device"] == "cpu" and "device" not in spec["strategy_options"]
+    assert spec["train_data"] == "digits"
+    assert "device" not in JournalReader.of_run(tmp_path / "default").header["spec"]  # none named
 
 
 def test_search_on_cuda_without_cuda_is_one_line(cli, tmp_path, no_cuda: None) -> None:
@@ -94,7 +97,9 @@ def test_a_device_that_is_no_device_is_one_line(cli, tmp_path) -> None:
 
 
 def test_device_for_an_evaluator_without_one_is_one_line(cli, tmp_path) -> None:
-    cli("search", "--device", "cpu", "--run-dir", tmp_path).assert_one_line_error("takes no device")
+    cli("search", "--device", "cpu", "--run-dir", tmp_path).assert_one_line_error(
+        "--device cpu: strategy '", "and evaluator 'nb201-table' take no device"
+    )
 
 
 def test_device_reaches_an_ask_tell_evaluator_that_trains(cli, tmp_path) -> None:
@@ -120,7 +125,7 @@ def test_device_reaches_an_ask_tell_evaluator_that_trains(cli, tmp_path) -> None
         ok=True,
     )
     header = JournalReader.of_run(tmp_path).header
-    assert header["spec"]["evaluator_options"]["device"] == "cpu"
+    assert header["spec"]["device"] == "cpu" and "device" not in header["spec"]["evaluator_options"]
     assert header["spec"]["train_data"] == "digits" and header["evaluator"]["dataset"] == "digits"
 
 

@@ -9,7 +9,7 @@ import pytest
 import torch
 from safetensors.torch import save_file
 
-from nasforge.run.journal import journal_path
+from nasforge.run.journal_file import journal_path
 
 # rea named: its options are what these cases get wrong (the default may be another)
 TOY = ["search", "--space", "toy", "--strategy", "rea", "--evaluator", "toy", "-q"]

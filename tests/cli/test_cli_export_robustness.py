@@ -16,7 +16,7 @@ from safetensors import safe_open
 from safetensors.torch import load_file, save_file
 
 from nasforge.api import load_space
-from nasforge.run.journal import CHECKSUM_KEY, END_CHECKSUM_DECLARATION, journal_path
+from nasforge.run.journal_file import CHECKSUM_KEY, END_CHECKSUM_DECLARATION, journal_path
 from nasforge.tools.export import export_genotype, load_genotype
 
 CONV = "|nor_conv_3x3~0|+|nor_conv_1x1~0|skip_connect~1|+|avg_pool_3x3~0|none~1|nor_conv_3x3~2|"

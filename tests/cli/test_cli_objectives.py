@@ -10,7 +10,7 @@ import pytest
 
 from nasforge.kernel.objectives import SearchGoal
 from nasforge.kernel.pareto import dominates
-from nasforge.run.journal import journal_path
+from nasforge.run.journal_file import journal_path
 from nasforge.tools.export import load_genotype
 
 TWO = ("--objective", "valid_accuracy:max", "--objective", "latency_ms:min")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from nasforge.run.journal import JournalReader
+from nasforge.run.journal_file import JournalReader
 from nasforge.tools.export import load_genotype
 
 TINY = ["-o", 'supernet={"C": 4, "N": 1}', "-o", "epochs=2", "-o", "max_batches=2", "-o", "batch_size=16"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from nasforge import api
-from nasforge.run.journal import JournalReader, journal_path
+from nasforge.run.journal_file import JournalReader, journal_path
 from tests.cli_run import run_main
 
 SEARCH = ["search", "--space", "nb201", "--strategy", "random", "--benchmark-dataset", "cifar10"]

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 import torch
 
-from nasforge.run.journal import journal_path
+from nasforge.run.journal_file import journal_path
 
 PIL = pytest.importorskip("PIL.Image")
 

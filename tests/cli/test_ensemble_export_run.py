@@ -14,8 +14,8 @@ import torch
 
 from nasforge.kernel.errors import NasforgeError
 from nasforge.kernel.registry import get_registry
-from nasforge.run.data import load_digits
-from nasforge.run.ensembles import MemberRecipe, predict_probabilities, train_members
+from nasforge.run.builtin_datasets import load_digits
+from nasforge.run.ensemble_training import MemberRecipe, predict_probabilities, train_members
 from nasforge.tools.cli import main
 from nasforge.tools.export.bundle import GENOTYPE_FILE, ONNX_FILE
 from nasforge.tools.export.ensemble_export import FUSED, MANIFEST, load_ensemble, member_file

@@ -9,10 +9,9 @@ import attrs
 import numpy as np
 import pytest
 
-from nasforge.kernel.errors import NasforgeError
+from nasforge.kernel.errors import NasforgeError, OptionError
 from nasforge.kernel.option_types import (
     INT_MAX,
-    OptionError,
     as_float,
     as_tuple,
     check_option,
@@ -21,7 +20,9 @@ from nasforge.kernel.option_types import (
     one_of,
     typed,
 )
-from nasforge.run.spec import ExperimentSpec, construct
+from nasforge.kernel.run_context import ContextError, RunContext
+from nasforge.run.construction import build_component
+from nasforge.run.spec import ExperimentSpec
 from nasforge.tools.cli.error_lines import MAX_CHARS, one_line
 from nasforge.tools.cli.options import MAX_DEPTH, json_depth, parse_options
 
@@ -94,7 +95,7 @@ def test_call_options_by_name_and_type() -> None:
         check_options("net", build, {"N": "5"}, accepted=["C", "N"])
 
 
-def test_construct_names_the_component_for_errors_the_constructor_raises() -> None:
+def test_build_component_names_the_component_for_errors_the_constructor_raises() -> None:
     class Thing:
         name = "thing"
 
@@ -103,7 +104,7 @@ def test_construct_names_the_component_for_errors_the_constructor_raises() -> No
                 raise ValueError("size too large", "extra attrs-style argument")
 
     with pytest.raises(OptionError, match=r"^widget 'thing': size too large$"):
-        construct("widget", Thing, {"size": 11})
+        build_component("widget", Thing, RunContext(), {"size": 11})
 
     class Buggy:
         name = "buggy"
@@ -111,20 +112,22 @@ def test_construct_names_the_component_for_errors_the_constructor_raises() -> No
         def __init__(self) -> None:
             raise TypeError("a bug, not the user's input")
 
-    with pytest.raises(TypeError, match="a bug"):  # no user options: stays a bug
-        construct("widget", Buggy, {})
+    # no user options: the component cannot be built at all, said in one line naming it
+    with pytest.raises(ContextError, match=r"^widget 'buggy' \(plugin 'p'\) cannot be built .*a bug"):
+        build_component("widget", Buggy, RunContext(), {}, plugin="p")
 
 
 def test_the_run_supplies_declared_data_and_registry_but_a_component_may_own_a_data_option() -> None:
     class Declares:
         name = "declares"
+        context_fields = frozenset({"data", "registry"})
 
         def __init__(self, *, data: Any = None, registry: Any = None) -> None:
             self.data, self.registry = data, registry
 
     with pytest.raises(OptionError, match=r"^widget 'declares': option 'data' is supplied by the run"):
-        construct("widget", Declares, {"data": "digits"})
-    built = construct("widget", Declares, {}, offered={"data": "loaded", "registry": "reg"})
+        build_component("widget", Declares, RunContext(), {"data": "digits"})
+    built = build_component("widget", Declares, RunContext(data="loaded", registry="reg"), {})  # type: ignore[arg-type]
     assert (built.data, built.registry) == ("loaded", "reg")
 
     class Owns:  # HNAS: its pool's dataset is a flat option named data
@@ -133,7 +136,7 @@ def test_the_run_supplies_declared_data_and_registry_but_a_component_may_own_a_d
         def __init__(self, **options: Any) -> None:
             self.options = options
 
-    assert construct("widget", Owns, {"data": "digits"}).options == {"data": "digits"}
+    assert build_component("widget", Owns, RunContext(), {"data": "digits"}).options == {"data": "digits"}
 
 
 def test_spec_rejects_mistyped_fields() -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from nasforge.kernel.genotype import Genotype
-from nasforge.run.journal import JournalReader
+from nasforge.run.journal_file import JournalReader
 from tests.conformance.example_plugin import run_nasforge
 
 SUPERNET = ["-o", 'supernet={"C": 4}']

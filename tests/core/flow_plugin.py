@@ -54,6 +54,7 @@ class FlowRandom(Strategy):
     """Uniform sampling; keeps the registry the run handed it."""
 
     name: ClassVar[str] = STRATEGY
+    context_fields = Strategy.context_fields | {"registry"}
 
     def __init__(
         self, space: SearchSpace, *, objective: Any, seed: int = 0, registry: Registry | None = None
@@ -75,6 +76,7 @@ class FlowOneShot(OneShotStrategy):
     """
 
     name: ClassVar[str] = ONE_SHOT
+    context_fields = OneShotStrategy.context_fields | {"progress", "registry"}
 
     def __init__(
         self, *, seed: int = 0, progress: bool = False, steps: int = 3, registry: Registry | None = None

@@ -13,7 +13,7 @@ import torch
 
 from nasforge.kernel.datasets import load_dataset
 from nasforge.kernel.errors import NasforgeError
-from nasforge.run.data import CIFAR10, CIFAR100, read_cifar
+from nasforge.run.builtin_datasets import CIFAR10, CIFAR100, read_cifar
 
 
 def _fake(root: Path, layout, per_file: int = 4) -> Path:  # noqa: ANN001 - a cifar layout

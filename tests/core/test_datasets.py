@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from nasforge import NasforgeError, get_registry
-from nasforge.run.data import load_digits, load_gaussian, with_random_labels
+from nasforge.run.builtin_datasets import load_digits, load_gaussian, with_random_labels
 
 
 def test_digits_is_bundled_and_scaled() -> None:

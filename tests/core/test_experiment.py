@@ -6,7 +6,7 @@ import pytest
 
 from nasforge import Budget, JournalError, api
 from nasforge.run.experiment import Experiment
-from nasforge.run.journal import JournalReader, journal_path
+from nasforge.run.journal_file import JournalReader, journal_path
 from nasforge.run.spec import ExperimentSpec
 
 

@@ -14,8 +14,8 @@ from nasforge import Proposal, Result, Trial
 from nasforge.kernel.errors import CapabilityError, JournalError
 from nasforge.kernel.fidelity import should_stop
 from nasforge.kernel.testing import ToyEvaluator, ToyFidelityEvaluator, ToySpace
-from nasforge.run.fidelity_accounting import fidelity_spent
-from nasforge.run.journal import JournalReader, JournalWriter, journal_path, trial_checksum
+from nasforge.run.fidelity_spent import fidelity_spent
+from nasforge.run.journal_file import JournalReader, JournalWriter, journal_path, trial_checksum
 from nasforge.tools.short_train import ShortTrainEvaluator
 
 

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from nasforge import Genotype, JournalError, Result, Trial
-from nasforge.run.journal import JournalReader, JournalWriter
+from nasforge.run.journal_file import JournalReader, JournalWriter
 
 
 def _trial(i: int) -> Trial:

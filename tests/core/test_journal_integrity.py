@@ -15,7 +15,7 @@ import torch
 
 from nasforge import Budget, JournalError, api
 from nasforge.run.experiment import Experiment
-from nasforge.run.journal import CHECKSUM_DECLARATION, CHECKSUM_KEY, JournalReader, journal_path
+from nasforge.run.journal_file import CHECKSUM_DECLARATION, CHECKSUM_KEY, JournalReader, journal_path
 from nasforge.run.spec import ExperimentSpec
 
 TRIALS = 25
@@ -93,7 +93,7 @@ def test_resume_of_a_finished_run_opens_nothing_for_writing(finished, tmp_path, 
     one_shot = tmp_path / "one-shot"
     api.search("nb201", "darts", run_dir=one_shot, dataset="digits", strategy_options=_TINY_DARTS)
     before = {p: journal_path(p).read_bytes() for p in (finished, one_shot)}
-    for module in ("nasforge.run.run_journal", "nasforge.run.one_shot_run"):
+    for module in ("nasforge.run.run_directory", "nasforge.run.one_shot_run"):
         monkeypatch.setattr(f"{module}.JournalWriter", _NoWriting)
         monkeypatch.setattr(f"{module}.RunLock", _NoWriting)
     outcome = api.resume(finished)

@@ -13,7 +13,7 @@ import pytest
 from nasforge import Budget, Genotype, JournalError, Result, Trial, api
 from nasforge.kernel.files import JsonLinesAppender
 from nasforge.run.experiment import Experiment
-from nasforge.run.journal import JournalReader, JournalWriter, journal_path
+from nasforge.run.journal_file import JournalReader, JournalWriter, journal_path
 from nasforge.run.spec import ExperimentSpec
 from nasforge.tools.cli import main
 

@@ -15,7 +15,7 @@ import torch
 from nasforge import NasforgeError, get_registry
 from nasforge.kernel.datasets import load_dataset, network_options
 from nasforge.kernel.seeding import seeded_build
-from nasforge.run.data import load_mnist1d
+from nasforge.run.builtin_datasets import load_mnist1d
 from nasforge.run.training import SGDConfig, train_cosine
 
 pytest.importorskip("mnist1d")
@@ -54,7 +54,7 @@ def test_generating_it_leaves_the_global_generators_as_they_were() -> None:
 
 
 def test_same_data_in_a_new_process() -> None:
-    code = "from nasforge.run.data import load_mnist1d; print(load_mnist1d().digest())"
+    code = "from nasforge.run.builtin_datasets import load_mnist1d; print(load_mnist1d().digest())"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == load_mnist1d().digest()
 

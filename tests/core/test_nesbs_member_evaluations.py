@@ -14,8 +14,8 @@ from nasforge.kernel.ensemble import Ensemble
 from nasforge.kernel.errors import NasforgeError
 from nasforge.kernel.evaluator import PREDICTIONS_KEY
 from nasforge.kernel.registry import get_registry
-from nasforge.run.data import load_digits
-from nasforge.run.ensembles import ensemble_scores_of_results, evaluate_members
+from nasforge.run.builtin_datasets import load_digits
+from nasforge.run.ensemble_training import ensemble_scores_of_results, evaluate_members
 from nasforge.tools.short_train import ShortTrainEvaluator
 
 BUILD = {"C": 4, "N": 1}

@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from nasforge.kernel.errors import InfeasibleSearchError, JournalError, NasforgeError
+from nasforge.kernel.errors import InfeasibleSearchError, JournalError, NasforgeError, OptionError
 from nasforge.kernel.evaluator import Evaluator
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.objectives import (
@@ -21,14 +21,13 @@ from nasforge.kernel.objectives import (
     parse_constraint,
     parse_objective,
 )
-from nasforge.kernel.option_types import OptionError
 from nasforge.kernel.pareto import dominates
 from nasforge.kernel.result import Objective, Result, Trial
 from nasforge.kernel.testing import ToyEvaluator, ToySpace
 from nasforge.run.budget import Budget
 from nasforge.run.experiment import Experiment
-from nasforge.run.goals import goal_of_header
-from nasforge.run.journal import journal_path
+from nasforge.run.goal_checks import goal_of_header
+from nasforge.run.journal_file import journal_path
 from nasforge.run.spec import ExperimentSpec, spec_differences
 from nasforge_search import NSGA2, RandomSearch, RegularizedEvolution
 

@@ -12,7 +12,7 @@ from nasforge import Ensemble, api
 from nasforge.kernel.ensemble import ENSEMBLE_KEY
 from nasforge.kernel.errors import JournalError
 from nasforge.kernel.outcome import SearchOutcome
-from nasforge.run.journal import CHECKSUM_KEY, END_CHECKSUM_DECLARATION, JournalReader, journal_path
+from nasforge.run.journal_file import CHECKSUM_KEY, END_CHECKSUM_DECLARATION, JournalReader, journal_path
 from tests.nesbs_tiny import TINY
 
 

@@ -23,10 +23,9 @@ import pytest
 import torch
 
 from nasforge import MissingDependencyError, Result
-from nasforge.kernel.errors import ExportError
-from nasforge.kernel.option_types import OptionError
+from nasforge.kernel.errors import ExportError, OptionError
 from nasforge.kernel.registry import get_registry
-from nasforge.run.journal import JournalReader, journal_path
+from nasforge.run.journal_file import JournalReader, journal_path
 from nasforge.tools import latency_cache
 from nasforge.tools.export import latency as measuring
 from nasforge.tools.export.latency import LatencyMeasurement, measure_genotype_latency, measure_onnx_latency

@@ -11,7 +11,7 @@ import pytest
 
 from nasforge import Budget, UnknownNameError, api, get_registry
 from nasforge.run.experiment import Experiment
-from nasforge.run.journal import JournalReader
+from nasforge.run.journal_file import JournalReader
 from nasforge.run.one_shot_run import OneShotSearch, resume_one_shot, run_one_shot
 from nasforge.run.spec import ExperimentSpec
 from nasforge.tools.scoring import correlate, fixed_batch, sample_genotypes, score_genotypes

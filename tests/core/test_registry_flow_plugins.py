@@ -26,9 +26,9 @@ from nasforge.kernel.metric import MetricInfo
 from nasforge.kernel.registry import Registry, load_registry
 from nasforge.kernel.result import Objective, Result
 from nasforge.kernel.search_space import SearchSpace
-from nasforge.run.data import load_digits
+from nasforge.run.builtin_datasets import load_digits
 from nasforge.run.experiment import Experiment
-from nasforge.run.journal import JournalReader
+from nasforge.run.journal_file import JournalReader
 from nasforge.run.spec import ExperimentSpec
 from nasforge.tools.scoring import aggregate_ranks, sample_genotypes, score_genotypes
 from nasforge_darts.compare_cmd import darts_compare

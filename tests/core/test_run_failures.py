@@ -12,7 +12,7 @@ from nasforge.kernel.errors import NasforgeError, SearchFailedError
 from nasforge.kernel.search_space import SUPERNET
 from nasforge.kernel.testing.toy import ToyEvaluator, ToySpace
 from nasforge.run.experiment import Experiment
-from nasforge.run.journal import JournalReader
+from nasforge.run.journal_file import JournalReader
 from nasforge.run.spec import ExperimentSpec
 from nasforge.tools.cli import main
 from nasforge.tools.short_train import ShortTrainEvaluator

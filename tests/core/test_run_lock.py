@@ -17,7 +17,7 @@ import pytest
 
 from nasforge import api
 from nasforge.kernel.errors import RunInUseError, RunLockError
-from nasforge.run.journal import JournalReader, journal_path
+from nasforge.run.journal_file import JournalReader, journal_path
 from nasforge.run.run_lock import RunLock
 from tests.cli_run import one_line
 

@@ -11,7 +11,7 @@ from nasforge import Budget, NasforgeError, api, get_registry
 from nasforge.kernel.datasets import load_dataset, network_options
 from nasforge.run import defaults
 from nasforge.run.experiment import Experiment
-from nasforge.run.journal import JournalReader, journal_path
+from nasforge.run.journal_file import JournalReader, journal_path
 from nasforge.run.spec import ExperimentSpec, spec_differences
 from tests.core.flow_plugin import DATASET, SPACE, STRATEGY, flow_registry
 

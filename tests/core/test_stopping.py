@@ -6,12 +6,12 @@ from __future__ import annotations
 import pytest
 
 from nasforge import Budget, api, hookimpl
-from nasforge.kernel.option_types import OptionError
+from nasforge.kernel.errors import OptionError
 from nasforge.kernel.registry import get_registry
 from nasforge.run.experiment import Experiment
-from nasforge.run.journal import JournalReader, journal_path
+from nasforge.run.journal_file import JournalReader, journal_path
 from nasforge.run.spec import ExperimentSpec
-from nasforge.run.stopping import AllOf, Plateau, StopRuleError, TargetReached, TimeLimit, parse_rule
+from nasforge.run.stop_rules import AllOf, Plateau, StopRuleError, TargetReached, TimeLimit, parse_rule
 from nasforge.tools.export.inspect import inspect_file
 
 

@@ -14,7 +14,7 @@ from nasforge.kernel.result import Result
 from nasforge.kernel.strategy import Strategy
 from nasforge.kernel.testing.toy import ToyEvaluator, ToySpace
 from nasforge.run.experiment import Experiment
-from nasforge.run.journal import JournalReader
+from nasforge.run.journal_file import JournalReader
 from nasforge.run.spec import ExperimentSpec
 
 

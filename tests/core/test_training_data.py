@@ -11,9 +11,9 @@ import torch
 from nasforge import NasforgeError, api, get_registry
 from nasforge.kernel.datasets import TensorData, is_data_path
 from nasforge.kernel.errors import JournalError, UnknownNameError
-from nasforge.run.data import DataError
-from nasforge.run.journal import journal_path
-from nasforge.run.training_data import as_training_data, spec_name
+from nasforge.run.builtin_datasets import DataError
+from nasforge.run.journal_file import journal_path
+from nasforge.run.run_data import as_training_data, spec_name
 
 TOY = {"space": "toy", "strategy": "random", "evaluator": "short-train", "trials": 2}
 EPOCHS = {"evaluator_options": {"epochs": 1}}

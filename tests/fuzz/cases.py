@@ -741,7 +741,8 @@ def py_options_case(src: Source, t: Templates) -> Case:
     """parse_options, then the spec and the strategy built from the options."""
     from nasforge.api import build_spec
     from nasforge.kernel.registry import get_registry
-    from nasforge.run.spec import construct
+    from nasforge.kernel.run_context import RunContext
+    from nasforge.run.construction import build_component
     from nasforge.tools.cli.options import parse_options
 
     strategy = src.choice(("rea", "random", "local", "darts", "prdarts", "nasi"))
@@ -751,7 +752,7 @@ def py_options_case(src: Source, t: Templates) -> Case:
     def call() -> None:
         options = parse_options(items)
         if strategy in ("darts", "prdarts", "nasi"):
-            construct("strategy", get_registry().get("strategy", strategy), options, seed=0)
+            build_component("strategy", get_registry().get("strategy", strategy), RunContext(), options)
         else:
             spec = build_spec("nb201", strategy, "nb201-table", trials=5, strategy_options=options)
             spec.build(get_registry())
@@ -808,7 +809,7 @@ def py_onnx_case(src: Source, t: Templates) -> Case:
 
 def py_journal_case(src: Source, t: Templates) -> Case:
     from nasforge import api
-    from nasforge.run.journal import JournalReader
+    from nasforge.run.journal_file import JournalReader
     from nasforge.tools.export import inspect_file
 
     name = src.choice(sorted(t.journals))

@@ -245,7 +245,7 @@ def cli_violations(argv: list[str], outcome: Outcome, cwd: Path | None = None) -
 def _journal_after_success(argv: list[str], command: str, cwd: Path) -> list[Violation]:
     """A run that exits 0 must leave a readable journal holding a successful trial."""
     from nasforge.kernel.errors import NasforgeError
-    from nasforge.run.journal import JournalReader, journal_path
+    from nasforge.run.journal_file import JournalReader, journal_path
 
     if command == "resume":
         run_dir = next((a for a in argv[argv.index("resume") + 1 :] if not a.startswith("-")), None)

@@ -51,7 +51,7 @@ def test_torn_last_line_resumes_twice(templates: Templates, run: str) -> None:
         for attempt in (1, 2):
             outcome = run_cli(case.argv or [], cwd)
             assert outcome.code == 0, f"resume {attempt}: {outcome.err}{outcome.tb}"
-        from nasforge.run.journal import JournalReader
+        from nasforge.run.journal_file import JournalReader
 
         reader = JournalReader.of_run(cwd / "run")
         budget = reader.header["spec"]["budget"]["trials"]

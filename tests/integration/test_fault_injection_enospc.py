@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from nasforge.run.journal import JournalReader, journal_path
+from nasforge.run.journal_file import JournalReader, journal_path
 from tests.cli_run import one_line
 
 BUDGET = 300

@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from nasforge.run.journal import JournalReader, journal_path
+from nasforge.run.journal_file import JournalReader, journal_path
 
 # Tiny networks and 3 epochs: brackets (3 at 1 epoch -> 1 at 3) and (2 at 3 epochs).
 ARGS = [

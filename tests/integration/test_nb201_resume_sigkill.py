@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from nasforge.run.journal import JournalReader, journal_path
+from nasforge.run.journal_file import JournalReader, journal_path
 
 ARGS = [
     "search",

@@ -16,7 +16,7 @@ from typing import ClassVar
 from torch import nn
 
 from nasforge import Genotype, InvalidGenotypeError, KeptEdge, SearchSpace
-from nasforge.search_space import BUILD, ENUMERATE, MUTATE, NEIGHBOURS, SAMPLE, SUPERNET
+from nasforge.kernel.search_space import BUILD, ENUMERATE, MUTATE, NEIGHBOURS, SAMPLE, SUPERNET
 from nasforge_hello.cell_topology import NODES, OP_NAMES
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from nasforge import Genotype, Objective, Result, SearchSpace, Strategy
-from nasforge.search_space import MUTATE, SAMPLE
+from nasforge.kernel.search_space import MUTATE, SAMPLE
 
 
 class HillClimb(Strategy):

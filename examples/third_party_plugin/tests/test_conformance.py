@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from nasforge.testing.conformance import MetricConformance, SearchSpaceConformance, StrategyConformance
-from nasforge.testing.supernet_conformance import SupernetConformance
+from nasforge.kernel.testing.conformance import MetricConformance, SearchSpaceConformance, StrategyConformance
+from nasforge.kernel.testing.supernet_conformance import SupernetConformance
 from nasforge_hello import HelloCellSpace, HillClimb, WeightNorm
 
 

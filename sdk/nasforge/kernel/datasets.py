@@ -5,7 +5,7 @@ pipeline. Runs, evaluators, sweeps and strategies turn a dataset name into data 
 through :func:`load_dataset` (with the caller's registry) and read what a network must be
 built for only through :func:`network_options`, so a name is looked up, and a shape
 inferred, the same way everywhere. The datasets themselves are registered components
-(the core's own are in :mod:`nasforge.run.data`).
+(the core's own are in :mod:`nasforge.run.builtin_datasets`).
 """
 
 from __future__ import annotations
@@ -162,11 +162,3 @@ def build_option_names(space: Any) -> frozenset[str] | None:
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
         return None
     return frozenset(params)
-
-
-def __getattr__(name: str) -> Any:  # names that lived here before the split, found where they went
-    if name.startswith("__"):  # the import system's probes (__path__, ...): never a moved name
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from nasforge._moved import moved_attribute
-
-    return moved_attribute(__name__, name)

@@ -13,7 +13,7 @@ Combine rules: ``mean-softmax`` is the weighted mean of the members' class proba
 (the NES convention NESBS follows); ``mean-logits`` the softmax of the weighted mean of
 their logits. Either way an ensemble outputs probabilities.
 
-Training and evaluating the members is the run's business (:mod:`nasforge.run.ensembles`);
+Training and evaluating the members is the run's business (:mod:`nasforge.run.ensemble_training`);
 this module holds the value alone.
 """
 
@@ -193,11 +193,3 @@ class EnsembleModule(nn.Module):
             out = m(x)
             outs.append(out[0] if isinstance(out, tuple | list) else out)
         return _combine(torch.stack(outs), self.weight_vector, self.combine)
-
-
-def __getattr__(name: str) -> Any:  # names that lived here before the split, found where they went
-    if name.startswith("__"):  # the import system's probes (__path__, ...): never a moved name
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from nasforge._moved import moved_attribute
-
-    return moved_attribute(__name__, name)

@@ -23,10 +23,11 @@ class Evaluator(abc.ABC):
 
     Subclasses set ``name`` and ``objective``; ``simulated`` says whether ``Result.cost``
     is a simulated clock (tabular benchmarks) rather than wall time.
-    Constructed as ``cls(space, dataset=..., **options)``; a run also hands over, to a
-    constructor that declares them as keyword parameters, its ``seed`` (so ``--seed``
-    reaches the evaluator), its ``registry`` and, to an evaluator that ``trains``, the
-    loaded training ``data`` (a :class:`~nasforge.kernel.datasets.TensorData`).
+    A run builds it as ``cls(space, dataset=..., **options)`` plus the run-context fields
+    it declares in ``context_fields`` (:mod:`nasforge.kernel.run_context`): ``seed`` (so
+    ``--seed`` reaches it), ``device`` (``--device``), ``registry``, ``build_options`` and,
+    for an evaluator that ``trains``, the loaded training ``data`` (a
+    :class:`~nasforge.kernel.datasets.TensorData`).
 
     ``dataset`` means one of two things, which the class declares with ``trains``: the
     dataset of a benchmark the evaluator reports on (nb201-table's table column, chosen
@@ -62,6 +63,8 @@ class Evaluator(abc.ABC):
     #: Whether it can return per-example predictions (:data:`PREDICTIONS_KEY`) when asked
     #: (short-train's ``predictions`` option); off by default, so journals stay small.
     per_example: ClassVar[bool] = False
+    #: The run-context fields it is built with (:mod:`nasforge.kernel.run_context`).
+    context_fields: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, space: SearchSpace, *, dataset: str | None = None) -> None:
         self._check_declared(space)

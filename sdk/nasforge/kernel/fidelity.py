@@ -18,7 +18,7 @@ that possible without changing anything for the strategies and evaluators that i
 
 The run journals each trial's fidelity (a trial without one is a full evaluation),
 deduplicates by (genotype, fidelity), and counts the budget spent
-(:mod:`nasforge.run.fidelity_accounting`): what a multi-fidelity search saves.
+(:mod:`nasforge.run.fidelity_spent`): what a multi-fidelity search saves.
 """
 
 from __future__ import annotations
@@ -94,11 +94,3 @@ def max_fidelity(evaluator: Any) -> int | None:
         return None
     value = getattr(evaluator, name, None)
     return int(value) if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def __getattr__(name: str) -> Any:  # names that lived here before the split, found where they went
-    if name.startswith("__"):  # the import system's probes (__path__, ...): never a moved name
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from nasforge._moved import moved_attribute
-
-    return moved_attribute(__name__, name)

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
-import torch
 
 from nasforge.kernel.errors import InvalidGenotypeError, show
+
+if TYPE_CHECKING:  # torch loads when a genotype becomes tensors, not with the contracts
+    import torch
 
 Choice = str | int
 
@@ -80,6 +82,8 @@ class Genotype:
         Names are coded by their index in the sorted vocabulary, which travels in the
         metadata; a parallel flag tensor tells names from plain integers.
         """
+        import torch
+
         names = sorted({c for c in self.choices if isinstance(c, str)})
         index = {n: i for i, n in enumerate(names)}
         codes = [index[c] if isinstance(c, str) else c for c in self.choices]

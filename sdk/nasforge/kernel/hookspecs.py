@@ -62,7 +62,7 @@ def nasforge_should_stop(experiment: Any, trial: Any) -> str | None:
     end the run now, or None to go on. The first reason returned stops it; the run then
     ends normally and its journal's end record keeps the reason. Stops decided here are
     not re-judged on resume (a resumed, unfinished run asks again from its next new
-    trial); rules that must survive a resume belong in the spec (:mod:`nasforge.run.stopping`)."""
+    trial); rules that must survive a resume belong in the spec (:mod:`nasforge.run.stop_rules`)."""
 
 
 @hookspec

@@ -1,16 +1,23 @@
-"""The Metric interface: a training-free score of an untrained network on one batch."""
+"""The Metric interface: a training-free score of an untrained network on one batch.
+
+Importing it does not import torch (an ask/tell service or a listing needs the contract,
+not the arithmetic): torch loads when a metric scores, or when :data:`Batch`, the
+``(inputs, labels)`` tensor pair, is first looked up.
+"""
 
 from __future__ import annotations
 
 import abc
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
-import torch
-from torch import nn
 
-Batch = tuple[torch.Tensor, torch.Tensor]
+if TYPE_CHECKING:
+    import torch
+    from torch import nn
+
+    Batch = tuple[torch.Tensor, torch.Tensor]
 
 
 @attrs.frozen
@@ -60,16 +67,24 @@ class MetricContext:
 
 
 class Metric(abc.ABC):
-    """Score an untrained network; the model is the caller's and may be modified."""
+    """Score an untrained network; the model is the caller's and may be modified.
+
+    A scorer builds it as ``cls()`` plus the run-context fields it declares in
+    ``context_fields`` (:mod:`nasforge.kernel.run_context`; a metric made of other metrics
+    declares ``registry``). Its ``name`` is ``info.name``; the registry refuses a metric
+    whose two names differ.
+    """
 
     info: ClassVar[MetricInfo]
-    #: Set from ``info.name`` for every subclass, so registries can read it off the class.
+    #: Set from ``info.name`` for every subclass, so registries can read it off the class;
+    #: a subclass that sets another keeps it, and the registry refuses the pair.
     name: ClassVar[str]
+    context_fields: ClassVar[frozenset[str]] = frozenset()
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
         info = cls.__dict__.get("info")
-        if isinstance(info, MetricInfo):
+        if isinstance(info, MetricInfo) and "name" not in cls.__dict__:
             cls.name = info.name
 
     @abc.abstractmethod
@@ -102,3 +117,12 @@ class PopulationMetric(Metric):
     @abc.abstractmethod
     def aggregate(self, columns: Mapping[str, Sequence[Any]], infos: Mapping[str, MetricInfo]) -> Any:
         """This metric's column (row-aligned) from the members' columns of scores."""
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Batch":  # made on first use: the alias needs torch, the contract does not
+        import torch
+
+        globals()["Batch"] = batch = tuple[torch.Tensor, torch.Tensor]
+        return batch
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

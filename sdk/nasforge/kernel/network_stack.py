@@ -3,9 +3,9 @@
 Networks of one space often differ only in which operation sits where, so several of them
 can share every kernel launch: per-network weights side by side (grouped convolutions),
 each network's choice picked per channel. A space that can do this declares the ``stack``
-capability and returns a :class:`NetworkStack` from ``SearchSpace.network_stack(cells,
-dtype=..., **build_options)``; batched scoring (``nasforge.tools.scoring.stacked``) uses only
-what this protocol says.
+capability (``nasforge.kernel.search_space.STACK``) and defines
+``network_stack(cells, *, dtype=torch.float32, **build_options) -> NetworkStack``;
+batched scoring (``nasforge.tools.scoring.stacked``) uses only what this protocol says.
 """
 
 from __future__ import annotations

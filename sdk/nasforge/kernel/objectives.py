@@ -324,11 +324,3 @@ class SearchGoal(Objective):
 def as_goal(objective: Objective) -> SearchGoal:
     """The goal a strategy was given: a plain objective is a goal of one, unconstrained."""
     return objective if isinstance(objective, SearchGoal) else SearchGoal.of([objective])
-
-
-def __getattr__(name: str) -> Any:  # names that lived here before the split, found where they went
-    if name.startswith("__"):  # the import system's probes (__path__, ...): never a moved name
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from nasforge._moved import moved_attribute
-
-    return moved_attribute(__name__, name)

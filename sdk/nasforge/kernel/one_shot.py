@@ -20,8 +20,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from nasforge.kernel.datasets import TensorData, load_dataset
 from nasforge.kernel.device import resolve_device
-from nasforge.kernel.errors import NasforgeError
-from nasforge.kernel.option_types import OptionError, config_from_options
+from nasforge.kernel.errors import NasforgeError, OptionError
+from nasforge.kernel.option_types import config_from_options
 from nasforge.kernel.outcome import SearchOutcome
 from nasforge.kernel.registry import Registry, get_registry
 from nasforge.kernel.result import Trial
@@ -44,8 +44,11 @@ class OneShotStrategy(abc.ABC):
 
     The contract the CLI, the journal and the conformance kit rely on:
 
-    - constructed as ``cls(seed=..., progress=..., **options)`` with JSON-valued options (a
-      run also hands over its ``registry``, and may set ``console`` for the bar);
+    - built by a run as ``cls(seed=..., **options)`` with JSON-valued options, plus the
+      run-context fields it declares (:mod:`nasforge.kernel.run_context`): ``progress``, ``registry``
+      and ``device`` (``--device``, an option of its settings) are the usual ones
+      (``context_fields = OneShotStrategy.context_fields | {"progress", "registry",
+      "device"}``); a run may set ``console`` for the bar;
     - ``fit(space, data, *, on_trial=None, **options)`` takes a
       :class:`~nasforge.kernel.datasets.TensorData`, calls ``on_trial(trial)`` once per epoch (or
       per step of its own choosing) with a :class:`~nasforge.kernel.result.Trial` whose genotype
@@ -56,6 +59,7 @@ class OneShotStrategy(abc.ABC):
 
     name: ClassVar[str]
     requires: ClassVar[frozenset[str]] = frozenset()
+    context_fields: ClassVar[frozenset[str]] = frozenset({"seed"})
 
     def __init__(
         self,

@@ -26,7 +26,7 @@ from typing import Any, Literal, TypeVar
 
 import attrs
 
-from nasforge.kernel.errors import OptionError, show, suggest  # noqa: F401 - their old home
+from nasforge.kernel import errors
 
 #: The widest integer an option may hold: a 64-bit seed (torch takes [-2^63, 2^64)).
 #: Anything beyond is a typo or a fuzzer, and would overflow a C integer downstream.
@@ -44,8 +44,8 @@ def check_option(name: str, value: Any, hint: Any) -> None:
     if _fits(value, hint):
         return
     if isinstance(value, numbers.Integral) and not isinstance(value, bool) and _fits(0, hint):
-        raise OptionError(f"option '{name}' must fit in 64 bits, got {show(value)}")
-    raise OptionError(f"option '{name}' expects {describe(hint)}, got {show(value)}")
+        raise errors.OptionError(f"option '{name}' must fit in 64 bits, got {errors.show(value)}")
+    raise errors.OptionError(f"option '{name}' expects {describe(hint)}, got {errors.show(value)}")
 
 
 def _fits(value: Any, hint: Any) -> bool:
@@ -185,17 +185,17 @@ def check_options(
     hints = hints_of(target)
     for key, value in options.items():
         if key not in names and not takes_any:
-            close = suggest(key, names)
+            close = errors.suggest(key, names)
             hint = f"; did you mean '{close}'?" if close else ""
-            raise OptionError(
-                f"{owner} does not accept option {show(key)}{hint} "
+            raise errors.OptionError(
+                f"{owner} does not accept option {errors.show(key)}{hint} "
                 f"(accepts: {', '.join(names) or 'no options'})"
             )
         if key in hints:
             try:
                 check_option(key, value, hints[key])
-            except OptionError as exc:
-                raise OptionError(f"{owner}: {exc}") from None
+            except errors.OptionError as exc:
+                raise errors.OptionError(f"{owner}: {exc}") from None
 
 
 def config_from_options(
@@ -210,13 +210,13 @@ def config_from_options(
     fields = {a.name for a in attrs.fields(cls)}
     unknown = sorted(set(options) - fields)
     if unknown:
-        raise OptionError(
+        raise errors.OptionError(
             f"{owner} does not accept option(s) {unknown} (accepts: {', '.join(sorted(fields))})"
         )
     try:
         return attrs.evolve(base, **options) if base is not None else cls(**options)
     except (TypeError, ValueError) as exc:
-        raise OptionError(f"bad {owner} option: {first_line(exc)}") from exc
+        raise errors.OptionError(f"bad {owner} option: {first_line(exc)}") from exc
 
 
 # --- attrs helpers for config classes ------------------------------------------------------
@@ -273,7 +273,9 @@ def in_range(
         for op, bound in bounds:
             if not _COMPARE[op](value, bound):
                 shown = bound if isinstance(bound, int) else f"{bound:g}"
-                raise OptionError(f"option '{attribute.name}' must be {op} {shown}, got {show(value)}")
+                raise errors.OptionError(
+                    f"option '{attribute.name}' must be {op} {shown}, got {errors.show(value)}"
+                )
 
     return validate
 
@@ -285,6 +287,16 @@ def one_of(choices: Sequence[Any]) -> Callable[[Any, attrs.Attribute, Any], None
     def validate(_instance: Any, attribute: attrs.Attribute, value: Any) -> None:
         if not any(type(value) is type(c) and value == c for c in allowed):
             listing = ", ".join(repr(c) for c in allowed)
-            raise OptionError(f"option '{attribute.name}' must be one of {listing}, got {show(value)}")
+            raise errors.OptionError(
+                f"option '{attribute.name}' must be one of {listing}, got {errors.show(value)}"
+            )
 
     return validate
+
+
+def __getattr__(name: str) -> Any:  # OptionError, show and suggest lived here before errors.py
+    if name.startswith("__"):  # the import system's probes (__path__, ...): never a moved name
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from nasforge._moved import moved_attribute
+
+    return moved_attribute(__name__, name)

@@ -5,9 +5,9 @@ A run evaluates trials on its executor (``--executor process --workers 2``). Som
 strategies also compute something heavy while they ask: a pre-ranking or Eigen-NAS
 scores a pool of thousands of untrained networks before its first proposal, HNAS scores
 its pool as it grows. Such work should run where the user said the run's work runs, not
-in one process whatever the flags say. A strategy that declares a constructor parameter
-``parallelism`` is handed the run's choice (:func:`nasforge.run.spec.construct`), and
-runs its sweep there with :func:`nasforge.tools.scoring.sweep_for`.
+in one process whatever the flags say. A strategy that declares the run-context field
+``parallelism`` (:mod:`nasforge.kernel.run_context`) is handed the run's choice, and runs
+its sweep there with :func:`nasforge.tools.scoring.sweep_for`.
 
 Where work runs never changes what it computes (a sweep gives the same scores on every
 runner), so this is not part of a run's spec: a run resumed with other flags replays the

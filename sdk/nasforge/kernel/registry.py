@@ -3,7 +3,10 @@
 Every plugin, first-party or not, arrives through the entry-point group ``nasforge``.
 Each entry point is loaded on its own, and each registration hook is called on its own,
 so that one broken plugin is reported (``nasforge plugins`` shows the error) and never
-stops the others from registering.
+stops the others from registering. A plugin that fails (its module does not import, a
+registration hook raises, or a component has a mistake a run would only meet later: see
+:func:`component_mistake`) registers nothing, and asking for one of its components says
+which plugin failed and why.
 
 Order is deterministic, because it decides name clashes: the core's built-ins first, then
 nasforge's own (first-party) entry points, then every other distribution's, each group
@@ -25,7 +28,8 @@ import attrs
 import pluggy
 
 from nasforge.kernel import hookspecs
-from nasforge.kernel.errors import UnknownNameError
+from nasforge.kernel.context_fields import construction_mistake
+from nasforge.kernel.errors import UnknownNameError, first_line
 
 ENTRY_POINT_GROUP = "nasforge"
 #: The distribution whose entry points are first-party (registered before third parties').
@@ -74,44 +78,85 @@ class Registry:
 
     def __init__(self, pm: pluggy.PluginManager, plugins: Iterable[PluginInfo]) -> None:
         self.pm = pm
-        self._components: dict[str, dict[str, Any]] = {}
+        self._components: dict[str, dict[str, Any]] = {kind: {} for kind in KINDS}
         self._origin: dict[tuple[str, str], str] = {}
+        #: Components of plugins that failed: (kind, name) -> (plugin, its error).
+        self._unavailable: dict[tuple[str, str], tuple[str, str]] = {}
         self.conflicts: list[str] = []
+        plugins = list(plugins)
         errors: dict[str, list[str]] = {}
-        provides: dict[str, list[str]] = {}
+        offered: list[tuple[str, str, str, Any]] = []  # (kind, plugin, name, component), in order
         for kind, hook_name in KINDS.items():
-            table: dict[str, Any] = {}
             for impl in getattr(pm.hook, hook_name).get_hookimpls():  # registration order
                 owner = impl.plugin_name
                 try:
                     components = list(impl.function() or [])
                     names = [_component_name(c) for c in components]
                 except Exception as exc:  # a broken plugin must not break the others
-                    errors.setdefault(owner, []).append(f"{hook_name}: {type(exc).__name__}: {exc}")
+                    errors.setdefault(owner, []).append(
+                        f"{hook_name}: {type(exc).__name__}: {first_line(exc)}"
+                    )
                     continue
                 for cname, component in zip(names, components, strict=True):
-                    provides.setdefault(owner, []).append(f"{kind}:{cname}")
-                    if cname in table and table[cname] is not component:
-                        kept = self._origin[(kind, cname)]
-                        self.conflicts.append(
-                            f"{kind} '{cname}' is registered by plugins '{kept}' and '{owner}'; "
-                            f"kept the one from '{kept}'"
-                        )
-                        continue
-                    table[cname] = component
-                    self._origin[(kind, cname)] = owner
-            self._components[kind] = table
+                    mistake = component_mistake(kind, cname, component)
+                    if mistake is not None:
+                        errors.setdefault(owner, []).append(mistake)
+                    offered.append((kind, owner, cname, component))
+        # a plugin with any mistake registers nothing: half a plugin would run searches
+        # its author never tried, and hide the mistake behind "unknown strategy"
+        failed = {
+            **{p.name: p.error or "" for p in plugins if not p.ok},
+            **{k: "; ".join(v) for k, v in errors.items()},
+        }
+        provides: dict[str, list[str]] = {}
+        for kind, owner, cname, component in offered:
+            if owner in failed:
+                self._unavailable.setdefault((kind, cname), (owner, failed[owner]))
+                continue
+            table = self._components[kind]
+            provides.setdefault(owner, []).append(f"{kind}:{cname}")
+            if cname in table and table[cname] is not component:
+                kept = self._origin[(kind, cname)]
+                self.conflicts.append(
+                    f"{kind} '{cname}' is registered by plugins '{kept}' and '{owner}'; "
+                    f"kept the one from '{kept}'"
+                )
+                continue
+            table[cname] = component
+            self._origin[(kind, cname)] = owner
         self.plugins: list[PluginInfo] = [_settle(p, errors, provides) for p in plugins]
+
+    @property
+    def failed(self) -> list[PluginInfo]:
+        """The plugins that failed to load (they register nothing), in loading order."""
+        return [p for p in self.plugins if not p.ok]
 
     def names(self, kind: str) -> list[str]:
         return sorted(self._components[kind])
 
     def get(self, kind: str, name: str) -> Any:
-        """The component registered as ``name``; unknown names raise with a suggestion."""
+        """The component registered as ``name``; unknown names raise with a suggestion, and
+        a name of a plugin that failed to load says so (:class:`UnavailableError`)."""
         table = self._components[kind]
         if name not in table:
-            raise UnknownNameError(_KIND_WORDS.get(kind, kind), name, table)
+            raise self._missing(kind, name)
         return table[name]
+
+    def _missing(self, kind: str, name: str) -> UnknownNameError:
+        word = _KIND_WORDS.get(kind, kind)
+        if (kind, name) in self._unavailable:
+            owner, error = self._unavailable[(kind, name)]
+            message = f"{word} '{name}' is unavailable: plugin '{owner}' failed to load: {error}"
+            return UnavailableError(word, name, self._components[kind], message)
+        unknown = UnknownNameError(word, name, self._components[kind])
+        # a plugin that failed before saying what it provides (it did not import) may hold it
+        silent = [p for p in self.failed if not any(k == p.name for k, _ in self._unavailable.values())]
+        if not silent:
+            return unknown
+        causes = "; ".join(f"plugin '{p.name}' failed to load: {p.error}" for p in silent)
+        return UnavailableError(
+            word, name, self._components[kind], f"{unknown}; {causes} (it may provide it)"
+        )
 
     def has(self, kind: str, name: str) -> bool:
         return name in self._components[kind]
@@ -132,6 +177,34 @@ class Registry:
 _KIND_WORDS = {"space": "search space"}
 
 
+class UnavailableError(UnknownNameError):
+    """A component name no loaded plugin provides because a plugin failed to load: the
+    message names the plugin and its error (one line)."""
+
+    def __init__(self, kind: str, name: str, known: Iterable[str], message: str) -> None:
+        super().__init__(kind, name, known)
+        self.args = (message,)
+
+
+#: The kinds whose components a run builds (checked when a plugin loads).
+BUILT_KINDS = frozenset({"space", "strategy", "evaluator", "metric", "executor"})
+
+
+def component_mistake(kind: str, name: str, component: Any) -> str | None:
+    """A registered component's mistake that would only show in a search, in one line
+    naming it, or None: one a run cannot build through its hook
+    (:func:`~nasforge.kernel.run_context.construction_mistake`), or a metric whose ``name``
+    differs from its ``info.name`` (its scores would be filed under the one and asked for
+    under the other)."""
+    if kind not in BUILT_KINDS:
+        return None
+    if kind == "metric":
+        info_name = getattr(getattr(component, "info", None), "name", None)
+        if isinstance(info_name, str) and info_name != name:
+            return f"metric '{name}': its name '{name}' differs from its info.name '{info_name}'"
+    return construction_mistake(kind, name, component)
+
+
 def _component_name(component: Any) -> str:
     name = getattr(component, "name", None)
     if not isinstance(name, str) or not name:
@@ -140,7 +213,8 @@ def _component_name(component: Any) -> str:
 
 
 def _settle(info: PluginInfo, errors: dict[str, list[str]], provides: dict[str, list[str]]) -> PluginInfo:
-    """The plugin's record once its hooks have run: failed if any of them raised."""
+    """The plugin's record once its hooks have run: failed if any of them raised or any of
+    its components has a mistake (:func:`component_mistake`)."""
     found = errors.get(info.name)
     if not info.ok:
         return info

@@ -13,15 +13,14 @@ import random
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
-import torch
-from torch import nn
-
 from nasforge.kernel.errors import CapabilityError, InvalidGenotypeError
 from nasforge.kernel.genotype import Genotype
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # torch loads when a network is built, not with the contract
+    import torch
+    from torch import nn
+
     from nasforge.kernel.decisions import Decision
-    from nasforge.kernel.network_stack import NetworkStack
 
 # Capability names a space may declare; strategies list the ones they need.
 SAMPLE = "sample"
@@ -145,10 +144,6 @@ class SearchSpace(abc.ABC):
         gives (see :mod:`nasforge.kernel.network_factory`). None means sweeps rebuild every network.
         """
         return None
-
-    def network_stack(self, cells: int, **cfg: object) -> NetworkStack:
-        """``cells`` networks as one module, for batched scoring (the ``stack`` capability)."""
-        raise self._missing(STACK)
 
     # --- helpers --------------------------------------------------------------------
     def require(self, needed: frozenset[str] | set[str], *, by: str) -> None:

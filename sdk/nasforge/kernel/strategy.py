@@ -20,7 +20,8 @@ from nasforge.kernel.search_space import SAMPLE, SearchSpace
 class Strategy(abc.ABC):
     """An ask/tell search strategy over one space.
 
-    Constructed as ``cls(space, objective=..., seed=..., **options)``; options are plain
+    A run builds it as ``cls(space, objective=..., seed=..., **options)`` plus the run
+    context's fields it declares (:mod:`nasforge.kernel.run_context`); options are plain
     JSON values so the journal can record and a resume can rebuild them. There is no
     ``state_dict``: resume is replay, so ``ask`` must depend only on the seed, the options
     and the results told so far (the conformance kit checks it). Keeping state that way
@@ -39,6 +40,7 @@ class Strategy(abc.ABC):
     requires: ClassVar[frozenset[str]] = frozenset({SAMPLE})
     #: Whether the strategy searches several objectives at once (a Pareto front).
     multi_objective: ClassVar[bool] = False
+    context_fields: ClassVar[frozenset[str]] = frozenset({"seed"})
 
     def __init__(self, space: SearchSpace, *, objective: Objective, seed: int = 0) -> None:
         space.require(self.requires, by=f"strategy '{self.name}'")
@@ -60,8 +62,8 @@ class Strategy(abc.ABC):
 
         A multi-fidelity strategy returns a :class:`~nasforge.kernel.fidelity.Proposal` (the
         genotype and a budget, e.g. epochs, below the evaluator's full one); it is then
-        told the result with that same proposal. A constructor parameter ``max_fidelity``
-        receives the evaluator's full budget from the run, unless the user sets it.
+        told the result with that same proposal. The context field ``max_fidelity``
+        gives the evaluator's full budget, unless the user sets it.
         """
 
     @abc.abstractmethod

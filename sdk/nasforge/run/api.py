@@ -9,32 +9,34 @@ fails in one line saying so.
 
 from __future__ import annotations
 
-import inspect
 import logging
 import os
 from collections.abc import Sequence
 from typing import Any
 
 import attrs
+from rich.console import Console
 
+from nasforge.kernel.datasets import TensorData
 from nasforge.kernel.device import resolve_device
-from nasforge.kernel.errors import NasforgeError
+from nasforge.kernel.errors import NasforgeError, OptionError
 from nasforge.kernel.objectives import Constraint
-from nasforge.kernel.option_types import OptionError
 from nasforge.kernel.outcome import SearchOutcome
 from nasforge.kernel.registry import Registry, get_registry
 from nasforge.kernel.result import Objective
 from nasforge.kernel.search_space import SearchSpace
 from nasforge.run import defaults
 from nasforge.run.budget import Budget
+from nasforge.run.construction import context_fields_of
 from nasforge.run.defaults import default_component
-from nasforge.run.executors import DEFAULT_RETRIES, ExecutorOptions, executor_keywords
+from nasforge.run.executors import DEFAULT_RETRIES, ExecutorOptions, check_executor_options, executor_keywords
 from nasforge.run.experiment import Experiment
-from nasforge.run.journal import JournalReader
-from nasforge.run.one_shot_run import resume_one_shot, run_one_shot
+from nasforge.run.journal_file import JournalReader
+from nasforge.run.one_shot_run import OneShotRun, resume_one_shot, run_one_shot
+from nasforge.run.run_data import as_training_data, spec_name
+from nasforge.run.run_events import EndCallback, RunEvents, TrialCallback
 from nasforge.run.spec import ExperimentSpec
-from nasforge.run.stopping import StopRule
-from nasforge.run.training_data import as_training_data, spec_name
+from nasforge.run.stop_rules import StopRule
 
 _log = logging.getLogger(__name__)
 
@@ -80,8 +82,9 @@ def build_spec(
     tensor file or image folder (recorded absolute), ``benchmark_dataset`` the
     benchmark evaluator's dataset; ``dataset`` is the older single name, meaning the
     training data of a one-shot run or a training evaluator and the benchmark dataset
-    otherwise. ``device`` (cpu, cuda, cuda:N) goes to a one-shot strategy, or to an
-    ask/tell evaluator that takes one. A one-shot search's length is a strategy option
+    otherwise. ``device`` (cpu, cuda, cuda:N) is the spec's field, handed to every component
+    that takes one (one-shot strategies, evaluators that train, strategies that score
+    networks) through the run context. A one-shot search's length is a strategy option
     (``epochs``), so a budget is refused. ``build_options`` ({"C": 8}): every network's.
 
     ``objectives`` (``"NAME:max"``, ``"NAME:min"`` or :class:`~nasforge.Objective`) are what
@@ -91,7 +94,7 @@ def build_spec(
     bound what may become the best. Both are refused for one-shot strategies.
     ``stop`` are rules that end an ask/tell run early, any one of which stops it
     (``"valid_accuracy>=93"``, ``"time:600"``, ``"plateau:20"`` or the classes of
-    :mod:`nasforge.run.stopping`); the journal records them, so a resume obeys them too.
+    :mod:`nasforge.run.stop_rules`); the journal records them, so a resume obeys them too.
     """
     registry = registry if registry is not None else get_registry()
     space = space or default_component(registry, "space", defaults.SPACE)
@@ -185,27 +188,34 @@ def _checked(spec: ExperimentSpec, registry: Registry) -> ExperimentSpec:
 
 
 def _with_device(spec: ExperimentSpec, device: str | None, registry: Registry) -> ExperimentSpec:
-    """``device`` as the one-shot strategy's option, or the ask/tell evaluator's; an
-    unavailable CUDA device is refused here, in one line, before anything is built."""
+    """``device`` as the spec's own field, which the run context hands every component that
+    declares the context field ``device``. An unavailable CUDA device, a run none of whose
+    components takes a device, and a component option that names another device are each
+    refused here, in one line, before anything is built."""
     if device is None:
         return spec
     try:
         resolve_device(device)
     except (ValueError, RuntimeError) as exc:
         raise OptionError(f"--device {device}: {exc}") from exc
-    if spec.is_one_shot(registry):
-        target, options = "strategy", spec.strategy_options
-    else:
-        evaluator_cls = registry.get("evaluator", spec.evaluator)
-        if "device" not in inspect.signature(evaluator_cls).parameters:
-            raise OptionError(
-                f"--device: evaluator '{spec.evaluator}' takes no device (it applies to one-shot "
-                "strategies and to evaluators that train)"
-            )
-        target, options = "evaluator", spec.evaluator_options
-    if options.get("device", device) != device:
-        raise OptionError(f"--device {device} and the {target} option device={options['device']} disagree")
-    return attrs.evolve(spec, **{f"{target}_options": {**options, "device": device}})
+    named = [("strategy", spec.strategy, spec.strategy_options)]
+    if spec.evaluator is not None:
+        named.append(("evaluator", spec.evaluator, spec.evaluator_options))
+    takers = [
+        (kind, name, options)
+        for kind, name, options in named
+        if "device" in context_fields_of(kind, registry.get(kind, name))
+    ]
+    if not takers:
+        who = " and ".join(f"{kind} '{name}'" for kind, name, _ in named)
+        raise OptionError(
+            f"--device {device}: {who} take no device (it applies to one-shot strategies, evaluators "
+            "that train and strategies that score networks)"
+        )
+    for kind, _, options in takers:
+        if options.get("device", device) != device:
+            raise OptionError(f"--device {device} and the {kind} option device={options['device']} disagree")
+    return attrs.evolve(spec, device=device)
 
 
 def search(
@@ -219,6 +229,9 @@ def search(
     asynchronous: bool = False,
     executor_options: dict[str, Any] | None = None,
     retries: int = DEFAULT_RETRIES,
+    on_trial: TrialCallback | None = None,
+    on_end: EndCallback | None = None,
+    hooks: Sequence[object] = (),
     **spec_options: Any,
 ) -> SearchOutcome:
     """Run a journaled search (the Python twin of ``nasforge search``).
@@ -227,6 +240,14 @@ def search(
     trials, seed, device, objectives, constraints, stop, ...). With ``run_dir`` every trial
     is journaled and an interrupted run continues with :func:`resume`. Every component comes from
     ``registry`` (default: the process-wide one).
+
+    A host program follows the run with ``on_trial(trial)``, called once for each new
+    trial as it is journaled, and ``on_end(outcome)``, called once when the run ends;
+    ``hooks`` are objects whose methods implement the event hooks
+    (``@nasforge.hookimpl def nasforge_trial_end(self, experiment, trial)``,
+    ``nasforge_should_stop``, ``nasforge_search_end``) for this run alone, without a
+    registry of their own (:mod:`nasforge.run.run_events`). The run's start and end are
+    logged at INFO under ``nasforge.run``.
 
     ``train_data`` also takes data in memory: a :class:`~nasforge.TensorData`, ``(x, y)``
     arrays or tensors, or a mapping with ``x``, ``y`` (optional ``x_test``, ``y_test``,
@@ -261,23 +282,74 @@ def search(
     moved = executor_keywords(spec_options, registry)  # an executor flag's keyword, from before
     spec_options["train_data"], data = as_training_data(spec_options.get("train_data"))
     spec = build_spec(space, strategy, evaluator, registry=registry, **spec_options)
-    options = ExecutorOptions(retries=retries, options={**(executor_options or {}), **moved})
-    if spec.is_one_shot(registry):
-        if asynchronous or options != ExecutorOptions():
-            raise NasforgeError(
-                f"'{spec.strategy}' is one-shot: executor options and asynchronous evaluation apply "
-                "to ask/tell strategies"
-            )
-        return run_one_shot(spec, run_dir=run_dir, registry=registry, progress=progress, data=data).outcome
-    return Experiment.from_spec(
+    run = run_spec(
         spec,
         run_dir=run_dir,
         registry=registry,
         progress=progress,
+        asynchronous=asynchronous,
+        executor_options={**(executor_options or {}), **moved},
+        retries=retries,
+        data=data,
+        events=RunEvents(registry, hooks=hooks, on_trial=on_trial, on_end=on_end),
+    )
+    return _outcome(run)
+
+
+def run_spec(
+    spec: ExperimentSpec,
+    *,
+    run_dir: str | os.PathLike[str] | None = None,
+    registry: Registry | None = None,
+    progress: bool = False,
+    console: Console | None = None,
+    asynchronous: bool = False,
+    executor_options: dict[str, Any] | None = None,
+    retries: int = DEFAULT_RETRIES,
+    data: TensorData | None = None,
+    events: RunEvents | None = None,
+) -> Experiment | OneShotRun:
+    """Run ``spec`` (as :func:`build_spec` makes it) to its end, and return the run itself
+    (the :class:`~nasforge.run.experiment.Experiment` of an ask/tell run, the
+    :class:`~nasforge.run.one_shot_run.OneShotRun` of a one-shot one): what :func:`search`
+    and ``nasforge search`` both run, so each refusal is made here, once. ``console``: where
+    progress is drawn (stderr by default)."""
+    registry = registry if registry is not None else get_registry()
+    options = ExecutorOptions(retries=retries, options=executor_options or {})
+    if spec.is_one_shot(registry):
+        if asynchronous or options != ExecutorOptions():
+            raise NasforgeError(one_shot_refusal(spec.strategy))
+        return run_one_shot(
+            spec,
+            run_dir=run_dir,
+            registry=registry,
+            progress=progress,
+            console=console,
+            data=data,
+            events=events,
+        )
+    check_executor_options(registry.get("executor", spec.executor), options, registry)
+    experiment = Experiment.from_spec(
+        spec,
+        run_dir=run_dir,
+        registry=registry,
+        progress=progress,
+        console=console,
         executor_options=options,
         asynchronous=asynchronous,
         data=data,
-    ).run()
+        events=events,
+    )
+    experiment.run()
+    return experiment
+
+
+def one_shot_refusal(strategy: str) -> str:
+    """The one message for executor settings given to a one-shot search or its resume."""
+    return (
+        f"'{strategy}' is one-shot: it has no executor, so executor options, retries and "
+        "asynchronous evaluation apply to ask/tell strategies only"
+    )
 
 
 def resume(
@@ -288,6 +360,9 @@ def resume(
     executor_options: dict[str, Any] | None = None,
     retries: int = DEFAULT_RETRIES,
     train_data: Any = None,
+    on_trial: TrialCallback | None = None,
+    on_end: EndCallback | None = None,
+    hooks: Sequence[object] = (),
     **moved: Any,
 ) -> SearchOutcome:
     """Continue (or, if it ended, re-read) the journaled run in ``run_dir``.
@@ -299,21 +374,72 @@ def resume(
     An ask/tell run continues on the executor and workers its spec names, evaluated as
     it was (synchronously or asynchronously); ``executor_options`` and ``retries`` are as in
     :func:`search` (where it runs is not part of the run, so a run may continue on another
-    cluster).
+    cluster); a one-shot run, which has no executor, refuses them.
+
+    ``on_trial``, ``on_end`` and ``hooks`` are as in :func:`search`: ``on_trial`` sees
+    each new trial once (none of those the journal replays), and ``on_end`` is called
+    when the run ends now (not when an ended run is merely read again).
 
     A run that ended is only read (nothing is opened for writing, so read-only media
     work); one that did not takes the run directory's lock, and is refused with
     :class:`~nasforge.kernel.errors.RunInUseError` while another process writes it.
     """
     registry = registry if registry is not None else get_registry()
-    _, data = as_training_data(train_data)
-    if JournalReader.of_run(run_dir).header.get("mode") == "one-shot":
-        return resume_one_shot(run_dir, progress=progress, registry=registry, data=data).outcome
-    options = ExecutorOptions(
-        retries=retries, options={**(executor_options or {}), **executor_keywords(moved, registry)}
-    )
+    options = {**(executor_options or {}), **executor_keywords(moved, registry)}
     if moved:
         raise TypeError(f"resume() got an unexpected keyword argument {next(iter(moved))!r}")
-    return Experiment.resume(
-        run_dir, registry=registry, progress=progress, executor_options=options, data=data
-    ).run()
+    _, data = as_training_data(train_data)
+    run = resume_run(
+        run_dir,
+        registry=registry,
+        progress=progress,
+        executor_options=options,
+        retries=retries,
+        data=data,
+        events=RunEvents(registry, hooks=hooks, on_trial=on_trial, on_end=on_end),
+    )
+    return _outcome(run)
+
+
+def resume_run(
+    run_dir: str | os.PathLike[str],
+    *,
+    registry: Registry | None = None,
+    progress: bool = False,
+    console: Console | None = None,
+    executor_options: dict[str, Any] | None = None,
+    retries: int = DEFAULT_RETRIES,
+    data: TensorData | None = None,
+    events: RunEvents | None = None,
+) -> Experiment | OneShotRun:
+    """Continue (or re-read) the run in ``run_dir`` and return the run itself: what
+    :func:`resume` and ``nasforge resume`` both run (see :func:`run_spec`)."""
+    registry = registry if registry is not None else get_registry()
+    options = ExecutorOptions(retries=retries, options=executor_options or {})
+    header = JournalReader.of_run(run_dir).header
+    if header.get("mode") == "one-shot":
+        if options != ExecutorOptions():
+            raise NasforgeError(one_shot_refusal(str((header.get("spec") or {}).get("strategy", "?"))))
+        return resume_one_shot(
+            run_dir, registry=registry, progress=progress, console=console, data=data, events=events
+        )
+    spec_executor = (header.get("spec") or {}).get("executor", "inprocess")
+    check_executor_options(registry.get("executor", spec_executor), options, registry)
+    experiment = Experiment.resume(
+        run_dir,
+        registry=registry,
+        progress=progress,
+        console=console,
+        executor_options=options,
+        data=data,
+        events=events,
+    )
+    experiment.run()
+    return experiment
+
+
+def _outcome(run: Experiment | OneShotRun) -> SearchOutcome:
+    outcome = run.outcome
+    if outcome is None:  # an Experiment that ran has one; a guard for type checkers
+        raise NasforgeError("the run ended without an outcome")
+    return outcome

@@ -10,9 +10,11 @@ architecture of a finite space has been evaluated at the full budget.
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.console import Console
 
-from nasforge.kernel.errors import CapabilityError
+from nasforge.kernel.errors import CapabilityError, InvalidGenotypeError
 from nasforge.kernel.evaluator import Evaluator
 from nasforge.kernel.fidelity import Ask, max_fidelity, split
 from nasforge.kernel.genotype import Genotype
@@ -55,6 +57,22 @@ class Asker:
                 f"strategy '{self.strategy.name}' has nothing more to propose: finished after {done} trials"
             )
 
+    def _checked(self, asked: Any) -> Genotype:
+        """The genotype of ``asked``, once the space accepts it; else a one-line error that
+        blames the strategy (its bug, not the user's input)."""
+        name = getattr(self.strategy, "name", type(self.strategy).__name__)
+        try:
+            g, _ = split(asked)
+            if not isinstance(g, Genotype):
+                raise InvalidGenotypeError(f"got {type(g).__name__}, not a Genotype or Proposal")
+            self.space.validate(g)
+        except InvalidGenotypeError as exc:
+            raise InvalidGenotypeError(
+                f"strategy '{name}' asked for an invalid genotype of space '{self.space.name}' "
+                f"(a bug in the strategy): {exc}"
+            ) from exc
+        return g
+
     def told(self, g: Genotype, fidelity: int | None, result: Result) -> None:
         """Remember a told trial (what later repeats are answered with)."""
         self.seen[g, fidelity] = result
@@ -68,8 +86,8 @@ class Asker:
         covered = False
         while len(asks) < want and not self.finished:
             asked = self.strategy.ask()
-            g, fidelity = split(asked)
-            self.space.validate(g)  # a strategy bug surfaces here, not in a model
+            g = self._checked(asked)  # a strategy bug surfaces here, named, not in a model
+            fidelity = split(asked)[1]
             self._check_fidelity(fidelity, getattr(asked, "stop_below", None) is not None)
             if self.dedup and (g, fidelity) in self.seen:
                 self.strategy.tell(asked, self.seen[g, fidelity])

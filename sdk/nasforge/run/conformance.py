@@ -18,10 +18,11 @@ from nasforge.kernel.objectives import SearchGoal
 from nasforge.kernel.outcome import SearchOutcome
 from nasforge.kernel.search_space import SearchSpace
 from nasforge.kernel.strategy import Strategy
+from nasforge.kernel.testing.driver import first_difference
 from nasforge.kernel.testing.strategy_kit import MultiObjectiveStrategyConformance, StrategyConformance
 from nasforge.run.budget import Budget
 from nasforge.run.experiment import Experiment
-from nasforge.run.journal import JournalReader, journal_path
+from nasforge.run.journal_file import JournalReader, journal_path
 from nasforge.run.spec import ExperimentSpec
 
 
@@ -42,7 +43,7 @@ class StrategyRunConformance(StrategyConformance):
         )
 
     def _experiment(self, strategy_cls, options, space, evaluator, spec, run_dir, goal=None) -> Experiment:
-        strategy = strategy_cls(space, objective=goal or self._goal(evaluator), seed=0, **options)
+        strategy = self._make(strategy_cls, space, evaluator, options, goal=goal or self._goal(evaluator))
         return Experiment(space, strategy, evaluator, spec, run_dir=run_dir, progress=False)
 
     def test_resumes_through_the_journal(
@@ -61,20 +62,26 @@ class StrategyRunConformance(StrategyConformance):
         (tmp_path / "cut").mkdir()
         journal_path(tmp_path / "cut").write_text("".join(lines[: 1 + kept]), encoding="utf-8")
         resumed = run(json.loads(json.dumps(strategy_options)), tmp_path / "cut")  # options as journaled
-        assert [(t.genotype, t.fidelity) for t in resumed.history] == [
-            (t.genotype, t.fidelity) for t in full.history
-        ]
-        assert resumed.best == full.best
-        assert [(t.index, t.genotype, t.result) for t in resumed.front] == [
-            (t.index, t.genotype, t.result) for t in full.front
-        ], "a resumed multi-objective run has the same front"
-        trials = JournalReader.of_run(tmp_path / "cut").trials
-        assert [t.index for t in trials] == list(range(len(full.history))), "no trial lost or repeated"
+        again = [(t.genotype, t.fidelity) for t in resumed.history]
+        ran = [(t.genotype, t.fidelity) for t in full.history]
+        assert again == ran, (
+            f"the resumed run differs from the uninterrupted one: {first_difference(again, ran)}"
+        )
+        assert resumed.best == full.best, f"the resumed run's best {resumed.best} differs from {full.best}"
+        front_resumed = [(t.index, t.genotype, t.result) for t in resumed.front]
+        front_full = [(t.index, t.genotype, t.result) for t in full.front]
+        assert front_resumed == front_full, (
+            f"a resumed multi-objective run has the same front: {first_difference(front_resumed, front_full)}"
+        )
+        indices = [t.index for t in JournalReader.of_run(tmp_path / "cut").trials]
+        assert indices == list(range(len(full.history))), (
+            f"trials lost or repeated: journal indices {indices}"
+        )
 
     def test_runs_in_experiment(self, strategy_cls, strategy_options, space, evaluator, tmp_path) -> None:
         spec = self._spec(strategy_cls, evaluator, space, strategy_options, 12)
         outcome = self._experiment(strategy_cls, strategy_options, space, evaluator, spec, tmp_path).run()
-        assert 1 <= len(outcome.history) <= 12
+        assert 1 <= len(outcome.history) <= 12, f"a budget of 12 trials ran {len(outcome.history)}"
         space.validate(outcome.best)
 
 
@@ -95,6 +102,14 @@ class MultiObjectiveStrategyRunConformance(StrategyRunConformance, MultiObjectiv
                 strategy_cls, strategy_options, space, evaluator, spec, run_dir, goal
             ).run()
             front = goal.front(list(outcome.history))
-            assert outcome.front == front, "the run's front is its goal's front over every trial"
-            assert outcome.members == tuple(t.genotype for t in front)
-            assert outcome.best == front[0].genotype, "best is the front's first member"
+            assert outcome.front == front, (
+                "the run's front is its goal's front over every trial: "
+                f"{first_difference(outcome.front, front)}"
+            )
+            members = tuple(t.genotype for t in front)
+            assert outcome.members == members, (
+                f"the outcome's members {outcome.members} are not the front's {members}"
+            )
+            assert outcome.best == front[0].genotype, (
+                f"best is the front's first member: {outcome.best} vs {front[0].genotype}"
+            )

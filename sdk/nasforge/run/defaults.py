@@ -11,6 +11,7 @@ import importlib.util
 from typing import Any
 
 from nasforge.kernel.errors import NasforgeError
+from nasforge.run.advice import advised
 
 #: Search space and tabular evaluator of a plain ``nasforge search``.
 SPACE = "nb201"
@@ -75,7 +76,10 @@ def default_component(registry: Any, kind: str, name: str) -> str:
     if registry.has(kind, name):
         return name
     option = _OPTION.get(kind, f"a {kind}")
-    raise NasforgeError(
+    raise advised(
+        NasforgeError,
         f"the default {kind} '{name}' is not installed (its plugin is missing or failed to load: "
-        f"see `nasforge plugins`); name one with {option}"
+        f"see {{advice}}); name one with {option}",
+        python="nasforge.get_registry().plugins",
+        cli="`nasforge plugins`",
     )

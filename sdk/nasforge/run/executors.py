@@ -2,7 +2,7 @@
 
 :class:`InProcessExecutor` (the default) evaluates in this process; a process pool runs
 trials in parallel on this machine; an executor plugin (Ray) runs them on a cluster. The
-Executor interface is :mod:`nasforge.kernel.executor`.
+Executor interface is :mod:`nasforge.kernel.executor_contract`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from __future__ import annotations
 import collections
 import concurrent.futures as cf
 import ctypes
-import inspect
 import multiprocessing
 import os
 import signal
@@ -24,9 +23,10 @@ from typing import Any
 
 import attrs
 
+from nasforge.kernel.context_fields import keyword_parameters
 from nasforge.kernel.errors import NasforgeError, OptionError
 from nasforge.kernel.evaluator import Evaluator
-from nasforge.kernel.executor import (
+from nasforge.kernel.executor_contract import (
     DEFAULT_RETRIES,
     RETRIES_KEY,
     Done,
@@ -40,7 +40,10 @@ from nasforge.kernel.executor import (
 from nasforge.kernel.fidelity import Proposal
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.option_types import check_options
+from nasforge.kernel.parallelism import Parallelism
 from nasforge.kernel.result import Result
+from nasforge.kernel.run_context import RunContext
+from nasforge.run.construction import build_component
 
 
 @attrs.frozen
@@ -76,7 +79,9 @@ def build_executor(
     rather than silently ignored."""
     options = options or ExecutorOptions()
     check_executor_options(cls, options, registry)
-    return cls(workers=workers, **options.kwargs())
+    name = getattr(cls, "name", cls.__name__)
+    context = RunContext(registry=registry, parallelism=Parallelism(name, workers, options.options))
+    return build_component("executor", cls, context, options.kwargs())
 
 
 def check_executor_options(cls: type[Executor], options: ExecutorOptions, registry: Any = None) -> None:
@@ -92,17 +97,16 @@ def check_executor_options(cls: type[Executor], options: ExecutorOptions, regist
 
 def executor_options(cls: type[Executor]) -> list[str]:
     """The options an executor takes besides ``workers``, in its signature's order."""
-    params = inspect.signature(cls).parameters.values()
-    kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
-    return [p.name for p in params if p.kind in kinds and p.name != "workers"]
+    taken = keyword_parameters(cls)
+    return [name for name in (taken[0] if taken else []) if name != "workers"]
 
 
 def _keywords(cls: type[Executor]) -> set[str] | None:
     """The keyword options ``cls`` takes (None: any, through ``**options``)."""
-    params = inspect.signature(cls).parameters.values()
-    if any(p.kind is p.VAR_KEYWORD for p in params):
+    taken = keyword_parameters(cls)
+    if taken is None or taken[1]:
         return None
-    return {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)} - {"workers"}
+    return set(taken[0]) - {"workers"}
 
 
 def _not_taken(option: str, name: str, accepted: set[str], registry: Any) -> str:
@@ -132,13 +136,15 @@ def keyword_of(flag: str) -> str:
 def executor_keywords(keywords: dict[str, Any], registry: Any) -> dict[str, Any]:
     """Pop the executor flags' keywords (``cluster_address=...``) out of ``keywords``, as
     executor options (``{"address": ...}``), each with a :class:`DeprecationWarning`: the
-    Python API takes ``executor_options`` now."""
+    Python API takes ``executor_options`` now, and nasforge 0.3 removes the keywords."""
     found: dict[str, Any] = {}
     for flag, (_executor, option) in flag_owners(registry).items():
         keyword = keyword_of(flag)
         if keyword in keywords:
             warnings.warn(
-                f"{keyword}= is executor_options={{{option!r}: ...}} now", DeprecationWarning, stacklevel=3
+                f"{keyword}= is executor_options={{{option!r}: ...}} now (the keyword goes in nasforge 0.3)",
+                DeprecationWarning,
+                stacklevel=3,
             )
             found[option] = keywords.pop(keyword)
     return found

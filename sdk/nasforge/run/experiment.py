@@ -10,7 +10,7 @@ to continue instead of silently mixing two searches.
 module: asking without repeats (:mod:`~nasforge.run.asking`), the per-trial record and the
 budget (:mod:`~nasforge.run.loop`), rounds or trials in flight
 (:mod:`~nasforge.run.rounds`, :mod:`~nasforge.run.in_flight`), the journal and its replay
-(:mod:`~nasforge.run.run_journal`, :mod:`~nasforge.run.replay`), stop rules
+(:mod:`~nasforge.run.run_directory`, :mod:`~nasforge.run.replay`), stop rules
 (:mod:`~nasforge.run.stop_judge`), progress (:mod:`~nasforge.run.run_progress`) and the
 outcome (:mod:`~nasforge.run.run_end`).
 
@@ -47,10 +47,10 @@ from nasforge.kernel.search_space import SearchSpace
 from nasforge.kernel.strategy import Strategy
 from nasforge.run.environment import describe_environment
 from nasforge.run.executors import Executor, ExecutorOptions, InProcessExecutor
-from nasforge.run.fidelity_accounting import at_full, fidelity_spent, trial_spent
-from nasforge.run.goals import declared_objectives
+from nasforge.run.fidelity_spent import at_full, fidelity_spent, trial_spent
+from nasforge.run.goal_checks import declared_objectives
 from nasforge.run.in_flight import run_in_flight
-from nasforge.run.journal import JournalReader
+from nasforge.run.journal_file import JournalReader
 from nasforge.run.loop import RunLoop
 from nasforge.run.replay import (
     ASYNCHRONOUS,
@@ -61,12 +61,13 @@ from nasforge.run.replay import (
     load_replay,
 )
 from nasforge.run.rounds import run_rounds
+from nasforge.run.run_data import data_record
+from nasforge.run.run_directory import RunJournal
 from nasforge.run.run_end import end_record, outcome_of
-from nasforge.run.run_journal import RunJournal
+from nasforge.run.run_events import RunEvents, log_end, log_start
 from nasforge.run.run_progress import RunProgress
 from nasforge.run.spec import ExperimentSpec
-from nasforge.run.stopping import check_rules, parse_rule, rule_texts
-from nasforge.run.training_data import data_record
+from nasforge.run.stop_rules import check_rules, parse_rule, rule_texts
 
 logger = logging.getLogger("nasforge.experiment")
 
@@ -79,7 +80,7 @@ class Experiment:
     instances without one uses the process-wide default, so loggers see every run.
 
     ``stop`` adds stop rules (text such as ``"valid_accuracy>=93"`` or the rules of
-    :mod:`nasforge.run.stopping`) to the spec's: they are recorded with it in the journal,
+    :mod:`nasforge.run.stop_rules`) to the spec's: they are recorded with it in the journal,
     so a resume obeys them too. ``stopped`` says, once the run ends, whether one stopped it.
 
     ``asynchronous`` keeps ``workers`` trials in flight and tells each result as it
@@ -88,6 +89,11 @@ class Experiment:
 
     ``data`` is the training data the evaluator trains on (``from_spec`` passes it): the
     journal header records its digest and a resume on other data is refused.
+
+    ``events`` (:class:`~nasforge.run.run_events.RunEvents`) is where the run's events go:
+    by default the registry's plugins; ``from_spec`` and :func:`nasforge.api.search` add a
+    host program's hook objects and callbacks. The start and the end of the run are
+    logged at INFO under ``nasforge.run``.
     """
 
     def __init__(
@@ -105,6 +111,7 @@ class Experiment:
         stop: Any = None,
         asynchronous: bool | None = None,
         data: TensorData | None = None,
+        events: RunEvents | None = None,
     ) -> None:
         evaluator.preflight()  # an evaluator that cannot serve the space is refused before any trial
         if stop:  # recorded in the spec (and so the journal): a resume obeys the same rules
@@ -117,6 +124,7 @@ class Experiment:
         #: Whether trials are told as they finish rather than in rounds.
         self.asynchronous = bool(asynchronous)
         self.registry = registry if registry is not None else get_registry()
+        self.events = events if events is not None else RunEvents(self.registry)
         self.progress = progress
         self.console = console or Console(stderr=True)
         self.trials: list[Trial] = []
@@ -143,6 +151,7 @@ class Experiment:
         registry: Registry | None = None,
         executor_options: ExecutorOptions | None = None,
         data: TensorData | None = None,
+        events: RunEvents | None = None,
         **kwargs: Any,
     ) -> Experiment:
         """The run ``spec`` describes. ``executor_options`` say where its executor runs
@@ -165,6 +174,7 @@ class Experiment:
             run_dir=run_dir,
             registry=registry,
             data=data,
+            events=events,
             **kwargs,
         )
 
@@ -193,9 +203,19 @@ class Experiment:
         """
         journal = RunJournal(self.run_dir, self.console)
         self.stopped = None
+        what = f"{self.spec.strategy} on {self.space.name}"
+        started = time.perf_counter()
         try:
             replay = journal.open(self._load_replay, self._header)
-            what = f"{self.spec.strategy} on {self.space.name}"
+            if not replay.ended:
+                log_start(
+                    what,
+                    seed=self.spec.seed,
+                    evaluator=self.evaluator.name,
+                    budget=_budget_text(self.spec.budget.to_json()) if self.spec.budget is not None else None,
+                    replayed=len(replay.trials) or None,
+                    run_dir=self.run_dir,
+                )
             objective = self.evaluator.objective.name
             with RunProgress(
                 what, self.spec.budget.trials, objective, show=self.progress, console=self.console
@@ -212,7 +232,11 @@ class Experiment:
             self.executor.close()  # also when refused or failed: no pool is left behind
             journal.close(told_any=bool(self.trials))
         self.outcome = outcome
-        self.registry.pm.hook.nasforge_search_end(experiment=self, outcome=outcome)
+        if replay.ended:  # read again, not run: its end was announced when it ended
+            logger.debug("the run in %s had ended; read its %d trials", self.run_dir, len(self.trials))
+            return outcome
+        log_end(what, outcome, time.perf_counter() - started, run_dir=self.run_dir)
+        self.events.search_end(self, outcome)
         return outcome
 
     def _load_replay(self) -> Replay:
@@ -252,8 +276,14 @@ class Experiment:
     def fidelity_spent(self) -> int | None:
         """The budget the run's trials spent, in the evaluator's fidelity unit (short-train:
         training epochs), a full evaluation counting the full budget; None when the
-        evaluator declares no fidelity (:func:`nasforge.run.fidelity_accounting.fidelity_spent`)."""
+        evaluator declares no fidelity (:func:`nasforge.run.fidelity_spent.fidelity_spent`)."""
         return fidelity_spent((trial_spent(t, self.evaluator) for t in self.trials), self.evaluator)
+
+
+def _budget_text(budget: dict[str, Any]) -> str:
+    """A budget as a start record names it (``100 trials``, ``60 seconds``)."""
+    words = {"trials": "trials", "seconds": "seconds", "simulated_seconds": "simulated seconds"}
+    return " or ".join(f"{value:g} {words[key]}" for key, value in budget.items() if value is not None)
 
 
 def _check_strategy_goal(strategy: Strategy, goal: SearchGoal) -> None:

@@ -18,11 +18,11 @@ from nasforge.kernel.fidelity import Ask, Proposal, max_fidelity, split
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.result import Result, Trial, best_trial
 from nasforge.run.asking import Asker
-from nasforge.run.fidelity_accounting import at_full
-from nasforge.run.goals import check_measured
+from nasforge.run.fidelity_spent import at_full
+from nasforge.run.goal_checks import check_measured
 from nasforge.run.replay import Replay
+from nasforge.run.run_directory import RunJournal
 from nasforge.run.run_face import RunFace
-from nasforge.run.run_journal import RunJournal
 from nasforge.run.run_progress import RunProgress
 from nasforge.run.stop_judge import StopJudge
 
@@ -107,7 +107,7 @@ class RunLoop:
         if self.best is trial:
             self.judge.improved(trial.index)
         if is_new:
-            exp.registry.pm.hook.nasforge_trial_end(experiment=exp, trial=trial)
+            exp.events.trial_end(exp, trial)
         self.progress.advance(len(exp.trials), exp.best_value())
         if exp.stopped is None:
             exp.stopped = self.judge.after(trial, self.state, is_new=is_new)

@@ -13,7 +13,6 @@ ask/tell run, with a :class:`OneShotSearch` as their ``experiment``.
 
 from __future__ import annotations
 
-import inspect
 import os
 import time
 from pathlib import Path
@@ -32,12 +31,14 @@ from nasforge.kernel.progress_log import ProgressLog, bar_is_live
 from nasforge.kernel.registry import Registry, get_registry
 from nasforge.kernel.result import Result, Trial
 from nasforge.kernel.search_space import SearchSpace
-from nasforge.run.ensembles import evaluate_members
+from nasforge.run.construction import build_component, context_fields_of
+from nasforge.run.ensemble_training import evaluate_members
 from nasforge.run.environment import describe_environment
-from nasforge.run.journal import JournalReader, JournalWriter, is_unstarted, journal_path
+from nasforge.run.journal_file import JournalReader, JournalWriter, is_unstarted, journal_path
+from nasforge.run.run_data import check_recorded_data, data_record
+from nasforge.run.run_events import RunEvents, log_end, log_start
 from nasforge.run.run_lock import RunLock
-from nasforge.run.spec import ExperimentSpec, construct, spec_differences
-from nasforge.run.training_data import check_recorded_data, data_record
+from nasforge.run.spec import ExperimentSpec, spec_differences
 
 
 @attrs.frozen
@@ -80,15 +81,18 @@ def run_one_shot(
     progress: bool = True,
     console: Console | None = None,
     data: TensorData | None = None,
+    events: RunEvents | None = None,
 ) -> OneShotRun:
     """Search ``spec`` with its one-shot strategy, journaled in ``run_dir`` if given.
 
-    Every component comes from ``registry`` (the process-wide default if None); the
-    training data (``data`` where the caller holds it in memory, else loaded by name or
-    path) is loaded once and handed to the strategy (and to an evaluator that trains on
-    it), and the registry's event hooks see each trial and the outcome.
+    Every component comes from ``registry`` (the process-wide default if None) and is
+    built from the run's context; the training data (``data`` where the caller holds it
+    in memory, else loaded by name or path) is loaded once and handed to the strategy (and
+    to an evaluator that trains on it), and ``events`` (default: the registry's event
+    hooks) see each trial and the outcome.
     """
     registry = registry if registry is not None else get_registry()
+    events = events if events is not None else RunEvents(registry)
     space = spec.build_space(registry)
     cls = registry.get("strategy", spec.strategy)
     if not spec.is_one_shot(registry):
@@ -105,11 +109,11 @@ def run_one_shot(
         evaluator = spec.build_evaluator(registry, space, data=shared)
         evaluator.preflight()
     strategy_options = dict(spec.strategy_options)
-    has_bar = "progress" in _init_params(cls)
-    if has_bar:
-        strategy_options.setdefault("progress", progress)
-    offered = {"registry": registry, **spec.offered_build()}
-    strategy = construct("strategy", cls, strategy_options, offered=offered, seed=spec.seed)
+    has_bar = "progress" in context_fields_of("strategy", cls)
+    context = spec.context(registry, data=data, progress=progress)
+    strategy = build_component(
+        "strategy", cls, context, strategy_options, plugin=registry.origin("strategy", spec.strategy)
+    )
     if console is not None and hasattr(strategy, "console"):
         strategy.console = console
     search = OneShotSearch(
@@ -124,7 +128,7 @@ def run_one_shot(
             writer = _start_journal(Path(run_dir), spec, registry, space, data, evaluator)
 
         # where the strategy's own bar is not live on a terminal, progress goes to the log
-        live = has_bar and bar_is_live(bool(strategy_options["progress"]), console)
+        live = has_bar and bar_is_live(bool(strategy_options.get("progress", progress)), console)
         log = ProgressLog("nasforge.one_shot", f"{spec.strategy} on {space.name}", silent=live)
         trials_seen = 0
 
@@ -132,10 +136,12 @@ def run_one_shot(
             nonlocal trials_seen
             if writer is not None:
                 writer.trial(trial)
-            registry.pm.hook.nasforge_trial_end(experiment=search, trial=trial)
+            events.trial_end(search, trial)
             trials_seen += 1
             log.update(trials_seen, _describe(trial))
 
+        what = f"{spec.strategy} on {space.name}"
+        log_start(what, seed=spec.seed, data=spec.train_data, device=spec.device, run_dir=search.run_dir)
         t0 = time.perf_counter()
         outcome = strategy.fit(space, data, on_trial=on_trial)
         space.validate(outcome.best)
@@ -157,7 +163,8 @@ def run_one_shot(
         if lock is not None:
             lock.release()
     seconds = time.perf_counter() - t0
-    registry.pm.hook.nasforge_search_end(experiment=search, outcome=outcome)
+    log_end(what, outcome, seconds, run_dir=search.run_dir)
+    events.search_end(search, outcome)
     return OneShotRun(outcome, space, data, evaluation, search.run_dir, seconds)
 
 
@@ -231,10 +238,6 @@ def _describe(trial: Trial, shown: int = 3) -> str:
     """A trial's first few objectives, for a progress record."""
     items = list(trial.result.objectives.items())[:shown]
     return ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}" for k, v in items)
-
-
-def _init_params(cls: type) -> set[str]:
-    return set(inspect.signature(cls).parameters)
 
 
 def _check_same_run(path: Path, spec: ExperimentSpec, registry: Registry, data: TensorData) -> None:

@@ -21,9 +21,10 @@ from nasforge.kernel.fidelity import Ask, split
 from nasforge.kernel.registry import Registry
 from nasforge.kernel.result import Trial
 from nasforge.kernel.search_space import SearchSpace
-from nasforge.run.journal import ASKED_KEY, JournalReader, is_unstarted, journal_path
+from nasforge.run.advice import advised, resume_advice
+from nasforge.run.journal_file import ASKED_KEY, JournalReader, is_unstarted, journal_path
+from nasforge.run.run_data import check_recorded_data
 from nasforge.run.spec import ExperimentSpec, spec_differences
-from nasforge.run.training_data import check_recorded_data
 
 #: Journal header key (and its value) of an asynchronous run.
 EVALUATION_KEY, ASYNCHRONOUS = "evaluation", "asynchronous"
@@ -94,9 +95,13 @@ def _check_header(reader: JournalReader, who: RunIdentity) -> None:
         )
     diff = spec_differences(reader.header.get("spec"), who.spec, who.registry)
     if diff:
-        raise JournalError(
+        python, cli = resume_advice(run_dir)
+        raise advised(
+            JournalError,
             f"journal in {run_dir} was made with different settings ({', '.join(diff)}); "
-            "use another run directory or `nasforge resume` it"
+            "use another run directory, or continue it with {advice}",
+            python=python,
+            cli=cli,
         )
     check_recorded_data(reader.header.get("data"), who.data, run_dir)
     recorded_objective = (reader.header.get("objective") or {}).get("name")
@@ -115,9 +120,13 @@ def _check_mode(reader: JournalReader, who: RunIdentity) -> None:
     recorded = reader.header.get(EVALUATION_KEY) == ASYNCHRONOUS
     if recorded != who.asynchronous:
         how = "asynchronously" if recorded else "synchronously"
-        raise JournalError(
+        python, cli = resume_advice(who.run_dir)
+        raise advised(
+            JournalError,
             f"journal in {who.run_dir} was evaluated {how}, so it only continues that way "
-            f"(`nasforge resume {who.run_dir}` keeps its mode)"
+            "({advice} keeps its mode)",
+            python=python,
+            cli=cli,
         )
     if recorded and any(number is None for number in reader.asked):
         raise JournalError(f"{reader.path}: a trial of an asynchronous run lacks its '{ASKED_KEY}'")

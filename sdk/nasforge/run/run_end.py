@@ -15,7 +15,7 @@ from typing import Any
 from nasforge.kernel.errors import InfeasibleSearchError, JournalError, SearchFailedError
 from nasforge.kernel.outcome import SearchOutcome
 from nasforge.kernel.result import Trial
-from nasforge.run.journal import journal_path
+from nasforge.run.journal_file import journal_path
 from nasforge.run.run_face import RunFace
 
 

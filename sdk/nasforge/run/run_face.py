@@ -9,14 +9,15 @@ from typing import Any, Protocol
 from rich.console import Console
 
 from nasforge.kernel.evaluator import Evaluator
-from nasforge.kernel.executor import Executor
+from nasforge.kernel.executor_contract import Executor
 from nasforge.kernel.objectives import SearchGoal
 from nasforge.kernel.registry import Registry
 from nasforge.kernel.result import Trial
 from nasforge.kernel.search_space import SearchSpace
 from nasforge.kernel.strategy import Strategy
+from nasforge.run.run_events import RunEvents
 from nasforge.run.spec import ExperimentSpec
-from nasforge.run.stopping import StopRule
+from nasforge.run.stop_rules import StopRule
 
 
 class RunFace(Protocol):
@@ -28,6 +29,7 @@ class RunFace(Protocol):
     spec: ExperimentSpec
     executor: Executor
     registry: Registry
+    events: RunEvents
     console: Console
     run_dir: Path | None
     goal: SearchGoal

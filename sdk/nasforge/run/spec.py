@@ -14,13 +14,14 @@ table column). Older specs, and ``--dataset``, hold one ``dataset`` whose meanin
 on the mode; :meth:`ExperimentSpec.resolve` turns it into the explicit form, so an old
 journal still resumes.
 
-What a constructor needs of the run itself (the registry, the seed, loaded data) is
-handed over by :func:`construct` to constructors that declare it, never fetched globally.
+What a component needs of the run itself (the seed, the registry, the device, loaded
+data) is one :class:`~nasforge.kernel.run_context.RunContext` (:meth:`ExperimentSpec.context`),
+handed to each component through its ``from_context`` hook
+(:func:`nasforge.run.construction.build_component`), never fetched globally.
 """
 
 from __future__ import annotations
 
-import inspect
 import numbers
 import os
 from typing import Any
@@ -28,31 +29,20 @@ from typing import Any
 import attrs
 
 from nasforge.kernel.datasets import TensorData
-from nasforge.kernel.errors import NasforgeError
+from nasforge.kernel.errors import NasforgeError, OptionError, show
 from nasforge.kernel.fidelity import max_fidelity
 from nasforge.kernel.objectives import SearchGoal, constraint_texts, objective_texts
 from nasforge.kernel.one_shot import OneShotStrategy
-from nasforge.kernel.option_types import (
-    INT_MAX,
-    INT_MIN,
-    OptionError,
-    as_dict,
-    check_options,
-    first_line,
-    in_range,
-    show,
-    typed,
-)
+from nasforge.kernel.option_types import INT_MAX, INT_MIN, as_dict, check_options, in_range, typed
 from nasforge.kernel.parallelism import Parallelism
 from nasforge.kernel.registry import Registry
+from nasforge.kernel.run_context import RunContext
 from nasforge.run.budget import Budget
-from nasforge.run.executors import build_executor
-from nasforge.run.goals import check_declared
-from nasforge.run.stopping import rule_texts
-from nasforge.run.training_data import load_training_data
-
-#: Constructor parameters only a run supplies (never a user option): see :func:`construct`.
-SUPPLIED_BY_RUN = frozenset({"registry", "data", "build_options", "parallelism"})
+from nasforge.run.construction import build_component
+from nasforge.run.executors import ExecutorOptions, build_executor
+from nasforge.run.goal_checks import check_declared
+from nasforge.run.run_data import load_training_data
+from nasforge.run.stop_rules import rule_texts
 
 
 def _seed(value: Any) -> int:
@@ -92,7 +82,7 @@ def _constraints(value: Any) -> tuple[str, ...]:
 
 def _stop(value: Any) -> tuple[str, ...]:
     """Stop rules as text (``valid_accuracy>=93``, ``time:600``, ``plateau:20``) or rule
-    objects (:mod:`nasforge.run.stopping`); kept as canonical text, as objectives are."""
+    objects (:mod:`nasforge.run.stop_rules`); kept as canonical text, as objectives are."""
     try:
         return rule_texts(value)
     except NasforgeError as exc:
@@ -119,14 +109,19 @@ class ExperimentSpec:
     older journals resume unchanged). :meth:`goal` turns them into a
     :class:`~nasforge.kernel.objectives.SearchGoal`.
 
-    ``stop`` are the rules that end an ask/tell run early (:mod:`nasforge.run.stopping`),
+    ``stop`` are the rules that end an ask/tell run early (:mod:`nasforge.run.stop_rules`),
     any one of which stops it; kept in the spec so a resumed run obeys the same ones.
 
     ``build_options`` are network options (``C``, ``N``, ``width``...) for every network the
-    run builds: offered to an evaluator or strategy that declares ``build_options`` (its own
-    ``build`` option wins key by key) and used by the export, so the network scored, the
-    one trained and the one exported are the same. Empty (the default) is left out of the
-    journal, as every spec before it was written.
+    run builds: given to an evaluator or strategy that declares the context field
+    ``build_options`` (its own ``build`` option wins key by key) and used by the export, so
+    the network scored, the one trained and the one exported are the same. Empty (the
+    default) is left out of the journal, as every spec before it was written.
+
+    ``device`` (``--device``: cpu, cuda, cuda:N) is given to every component that declares
+    the context field ``device`` (one-shot strategies, evaluators that train, strategies
+    that score networks). None (the default) leaves each its own default and is left out
+    of the journal; older journals name it as a strategy or evaluator option instead.
     """
 
     space: str = attrs.field(validator=typed)
@@ -147,6 +142,7 @@ class ExperimentSpec:
     constraints: tuple[str, ...] = attrs.field(default=(), converter=_constraints)
     stop: tuple[str, ...] = attrs.field(default=(), converter=_stop)
     build_options: dict[str, Any] = attrs.field(factory=dict, converter=as_dict)
+    device: str | None = attrs.field(default=None, validator=typed)
 
     def to_json(self) -> dict[str, Any]:
         data = attrs.asdict(self, recurse=False)
@@ -155,6 +151,8 @@ class ExperimentSpec:
         data["stop"] = list(self.stop)
         if not self.build_options:
             del data["build_options"]
+        if self.device is None:
+            del data["device"]
         return data
 
     @classmethod
@@ -269,18 +267,42 @@ class ExperimentSpec:
         )
 
     # --- building ---------------------------------------------------------------------
+    def context(
+        self,
+        registry: Registry,
+        *,
+        data: TensorData | None = None,
+        parallelism: Parallelism | None = None,
+        max_fidelity: int | None = None,
+        progress: bool = False,
+    ) -> RunContext:
+        """The run context this spec's components are built with: its seed, device and
+        build options, and what the run adds (the registry, the training data it loaded,
+        where its work goes, the evaluator's full budget, whether bars are drawn)."""
+        return RunContext(
+            seed=self.seed,
+            registry=registry,
+            device=self.device,
+            data=data,
+            parallelism=parallelism if parallelism is not None else Parallelism(self.executor, self.workers),
+            max_fidelity=max_fidelity,
+            build_options=self.build_options,
+            progress=progress,
+        )
+
     def build(
         self, registry: Registry, executor_options: Any = None, *, data: TensorData | None = None
     ) -> tuple[Any, Any, Any, Any]:
         """Instantiate (space, evaluator, strategy, executor) of an ask/tell run.
 
-        Every component comes from ``registry``, and constructors that declare them get
-        the registry and the seed (:func:`construct`); an evaluator that trains gets the
-        run's training data (``data`` where the caller loaded it, else loaded once here),
-        and so does a strategy that declares ``data`` (one that scores candidates on it).
-        The strategy's ``objective`` is the run's :meth:`goal` (objectives and constraints);
-        one that declares ``parallelism`` learns where the run's work goes
-        (:mod:`nasforge.kernel.parallelism`). ``executor_options``
+        Every component comes from ``registry`` and is built from the run's
+        :meth:`context` through its ``from_context`` hook: an evaluator that trains gets
+        the run's training data (``data`` where the caller loaded it, else loaded once
+        here), and so does a strategy that declares ``data`` (one that scores candidates
+        on it); a strategy that declares ``parallelism`` learns where the run's work goes
+        (:mod:`nasforge.kernel.parallelism`), one that declares ``max_fidelity`` the
+        evaluator's full budget. The strategy's ``objective`` is the run's :meth:`goal`
+        (objectives and constraints). ``executor_options``
         (:class:`nasforge.run.executors.ExecutorOptions`: the executor's own options, such as a
         cluster's address, and retries) say where the executor runs trials; they are not part
         of the spec, since they do not change what a trial computes.
@@ -289,50 +311,43 @@ class ExperimentSpec:
         if self.evaluator is None or self.budget is None:
             raise NasforgeError(f"strategy '{self.strategy}' needs an evaluator and a budget")
         self.check_strategy_goal(registry)
+        strategy_cls = registry.get("strategy", self.strategy)
         space = self.build_space(registry)
         data = (
             self.load_train_data(registry, given=data) if self.evaluator_uses_train_data(registry) else None
         )
         evaluator = self.build_evaluator(registry, space, data=data)
-        # A multi-fidelity strategy learns the evaluator's full budget (e.g. its epochs)
-        # from the run; it follows from the spec, so a resume offers the same one.
-        # a strategy that scores a pool runs that sweep where the run's trials run
-        where = Parallelism(self.executor, self.workers, executor_options.options if executor_options else {})
-        offered: dict[str, Any] = {"registry": registry, "parallelism": where, **self.offered_build()}
-        if data is not None:  # the run's training data, for a strategy that scores on it
-            offered["data"] = data
-        full = max_fidelity(evaluator)
-        if full is not None:
-            offered["max_fidelity"] = full
-        strategy = construct(
+        options = executor_options if executor_options is not None else ExecutorOptions()
+        # a strategy that scores a pool runs that sweep where the run's trials run; a
+        # multi-fidelity one learns the evaluator's full budget (it follows from the spec,
+        # so a resume offers the same one)
+        where = Parallelism(self.executor, self.workers, options.options)
+        context = self.context(registry, data=data, parallelism=where, max_fidelity=max_fidelity(evaluator))
+        strategy = build_component(
             "strategy",
-            registry.get("strategy", self.strategy),
+            strategy_cls,
+            context,
             self.strategy_options,
             space,
-            offered=offered,
             objective=self.goal(evaluator, warn=False),  # the Experiment warns, once
-            seed=self.seed,
+            plugin=registry.origin("strategy", self.strategy),
         )
-        executor = build_executor(executor_cls, self.workers, executor_options, registry)
+        executor = build_executor(executor_cls, self.workers, options, registry)
         return space, evaluator, strategy, executor
 
-    def offered_build(self) -> dict[str, Any]:
-        """``build_options`` as offered to a constructor (nothing when there are none, so a
-        component's own defaults stand)."""
-        return {"build_options": dict(self.build_options)} if self.build_options else {}
-
     def build_space(self, registry: Registry) -> Any:
-        return construct(
+        return build_component(
             "search space",
             registry.get("space", self.space),
+            self.context(registry),
             self.space_options,
-            offered={"registry": registry},
+            plugin=registry.origin("space", self.space),
         )
 
     def load_train_data(self, registry: Registry, *, given: TensorData | None = None) -> TensorData | None:
         """The run's training data (None if it names none): ``given`` for data the caller
         holds in memory, else loaded by name or path with the run's seed
-        (:mod:`nasforge.run.training_data`)."""
+        (:mod:`nasforge.run.run_data`)."""
         name = self.resolve(registry).train_data
         if name is None:
             return None
@@ -351,23 +366,24 @@ class ExperimentSpec:
     def build_evaluator(
         self, registry: Registry, space: Any, *, data: TensorData | None = None, dataset: str | None = None
     ) -> Any:
-        """The evaluator on ``space``: built with its dataset (:meth:`evaluator_dataset`,
-        unless ``dataset`` names another), the run's seed and registry, and ``data``, the
-        run's loaded training data, where its constructor declares them."""
+        """The evaluator on ``space``, built from the run's :meth:`context` (``data``: the
+        run's loaded training data) with its dataset (:meth:`evaluator_dataset`, unless
+        ``dataset`` names another). One that cannot serve ``space`` refuses it as it is
+        built (:class:`~nasforge.kernel.errors.CapabilityError`, one line)."""
         if self.evaluator is None:
             raise NasforgeError("no evaluator named")
         evaluator_cls = registry.get("evaluator", self.evaluator)
-        if evaluator_cls.spaces and space.name not in evaluator_cls.spaces:
-            raise NasforgeError(
-                f"evaluator '{self.evaluator}' works on spaces {sorted(evaluator_cls.spaces)}, "
-                f"not '{space.name}'"
-            )
         chosen = dataset if dataset is not None else self.evaluator_dataset(registry)
         options = {k: v for k, v in self.resolve(registry).evaluator_options.items() if k != "dataset"}
-        offered: dict[str, Any] = {"registry": registry, "seed": self.seed, **self.offered_build()}
-        if data is not None:
-            offered["data"] = data
-        return construct("evaluator", evaluator_cls, options, space, offered=offered, dataset=chosen)
+        return build_component(
+            "evaluator",
+            evaluator_cls,
+            self.context(registry, data=data),
+            options,
+            space,
+            dataset=chosen,
+            plugin=registry.origin("evaluator", self.evaluator),
+        )
 
 
 def spec_differences(recorded: Any, spec: ExperimentSpec, registry: Registry) -> list[str]:
@@ -387,57 +403,3 @@ def spec_differences(recorded: Any, spec: ExperimentSpec, registry: Registry) ->
     except NasforgeError:
         mine_json, theirs_json = spec.to_json(), theirs.to_json()
     return sorted(k for k in mine_json if theirs_json.get(k) != mine_json[k])
-
-
-def construct(
-    kind: str,
-    cls: Any,
-    options: dict[str, Any],
-    *args: Any,
-    offered: dict[str, Any] | None = None,
-    **fixed: Any,
-) -> Any:
-    """``cls(*args, **fixed, **offered, **options)``, with a bad user option named in one line.
-
-    ``offered`` values (the run's registry, seed, loaded data, network options) reach only
-    a constructor that declares them by name, and a user option of the same name wins; a
-    declared ``registry``, ``data`` or ``build_options`` parameter is never a user option
-    (a component that takes a ``data`` option through ``**options``, as HNAS names its
-    pool's data, owns that name). This is how a plugin component gets what it needs of the
-    run without fetching it globally.
-
-    Options are checked against the constructor's signature and type hints first; what
-    the constructor itself then rejects (a plugin's own range checks) is re-raised as an
-    :class:`OptionError` naming the component. A TypeError without user options is a bug
-    in the component and stays one.
-    """
-    owner = f"{kind} '{getattr(cls, 'name', getattr(cls, '__name__', cls))}'"
-    params = inspect.signature(cls).parameters
-    supplied = sorted(SUPPLIED_BY_RUN & set(options) & set(params))
-    if supplied:
-        raise OptionError(f"{owner}: option '{supplied[0]}' is supplied by the run, not by an option")
-    keyword = (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    extra = {
-        name: value
-        for name, value in (offered or {}).items()
-        if name in params and params[name].kind in keyword and name not in options and name not in fixed
-    }
-    accepted = [
-        n
-        for n, p in params.items()
-        if p.kind is p.KEYWORD_ONLY and n not in fixed and n not in SUPPLIED_BY_RUN
-    ]
-    check_options(owner, cls, options, accepted=accepted)
-    try:
-        return cls(*args, **fixed, **extra, **options)
-    except OptionError as exc:
-        message = str(exc)
-        raise OptionError(message if message.startswith(owner) else f"{owner}: {message}") from exc
-    except NasforgeError:
-        raise
-    except ValueError as exc:
-        raise OptionError(f"{owner}: {first_line(exc)}") from exc
-    except TypeError as exc:
-        if not options:
-            raise
-        raise OptionError(f"{owner}: {first_line(exc)}") from exc

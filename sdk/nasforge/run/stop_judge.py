@@ -1,6 +1,6 @@
 """Whether a run stops after a trial: the spec's stop rules, then the plugins' hook.
 
-The rules (:mod:`nasforge.run.stopping`) are checked after every trial, replayed ones too,
+The rules (:mod:`nasforge.run.stop_rules`) are checked after every trial, replayed ones too,
 so a resumed run stops where the uninterrupted one would have; ``nasforge_should_stop``
 is asked after every new trial only. The rest of a round is still recorded (it is
 evaluated already); no round follows.
@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from nasforge.kernel.result import Trial
 from nasforge.run.run_face import RunFace
-from nasforge.run.stopping import StopContext, first_stop
+from nasforge.run.stop_rules import StopContext, first_stop
 
 logger = logging.getLogger("nasforge.experiment")
 
@@ -50,7 +50,7 @@ class StopJudge:
         )
         found = first_stop(exp.stop_rules, ctx)
         if found is None and is_new:
-            why = exp.registry.pm.hook.nasforge_should_stop(experiment=exp, trial=trial)
+            why = exp.events.should_stop(exp, trial)
             if why:
                 found = ("nasforge_should_stop", str(why))
         if found is None:

@@ -5,7 +5,7 @@ searches: tests and demos load it as a plugin module, ``NASFORGE_PLUGINS=nasforg
 from __future__ import annotations
 
 from nasforge.kernel.hookspecs import hookimpl
-from nasforge.run.data import BUILTIN_DATASETS
+from nasforge.run.builtin_datasets import BUILTIN_DATASETS
 from nasforge.run.executors import InProcessExecutor, ProcessPoolExecutor
 from nasforge.tools.short_train import ShortTrainEvaluator
 

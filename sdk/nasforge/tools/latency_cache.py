@@ -15,7 +15,7 @@ leaves something out serves a stale number silently, forever, so the key holds a
   must not hand one machine's numbers to another.
 
 Records are JSON lines (readable with ``jq``), one shard per key, each record carrying
-its key and a checksum, appended through :class:`~nasforge.run.journal.JsonLinesAppender`:
+its key and a checksum, appended through :class:`~nasforge.run.journal_file.JsonLinesAppender`:
 appenders in several processes (a process-pool run) serialise on a lock of the file, a
 kill mid-write leaves at worst a torn last line that the next append cuts, and a line
 that does not parse, belongs to another key or fails its checksum is ignored. Damage

@@ -29,11 +29,10 @@ import torch
 from torch import nn
 
 from nasforge.kernel.datasets import ComponentLookup, TensorData, load_dataset, network_options
-from nasforge.kernel.errors import NasforgeError
+from nasforge.kernel.errors import NasforgeError, OptionError
 from nasforge.kernel.evaluator import PREDICTIONS_KEY, Evaluator
 from nasforge.kernel.fidelity import asked_budget, should_stop
 from nasforge.kernel.genotype import Genotype
-from nasforge.kernel.option_types import OptionError
 from nasforge.kernel.result import Objective, Result
 from nasforge.kernel.search_space import BUILD, SearchSpace
 from nasforge.kernel.seeding import LocalRandomness, seeded_generator
@@ -55,6 +54,8 @@ class ShortTrainEvaluator(Evaluator):
     trains: ClassVar[bool] = True
     #: Multi-fidelity strategies vary the epochs (full: the ``epochs`` option).
     fidelity: ClassVar[str | None] = "epochs"
+    #: Built with the run's seed, device, loaded training data, registry and network options.
+    context_fields = frozenset({"seed", "device", "data", "registry", "build_options"})
     #: With ``predictions=True`` a Result carries the validation probabilities.
     per_example: ClassVar[bool] = True
 

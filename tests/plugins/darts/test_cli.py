@@ -11,7 +11,7 @@ import pytest
 import typer
 
 from nasforge.kernel.registry import get_registry, load_registry
-from nasforge.run.journal import JournalReader
+from nasforge.run.journal_file import JournalReader
 from nasforge.tools.cli import main
 from nasforge.tools.cli.plugin_commands import mount_plugin_commands
 from nasforge.tools.export import load_genotype

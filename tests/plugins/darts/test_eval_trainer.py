@@ -22,7 +22,7 @@ import torch
 from nasforge.kernel.datasets import TensorData
 from nasforge.kernel.errors import NasforgeError
 from nasforge.kernel.registry import get_registry
-from nasforge.run.data import TRAIN_FILES
+from nasforge.run.builtin_datasets import TRAIN_FILES
 from nasforge.tools.export import export_genotype
 from nasforge_darts.cifar_local import (
     CIFAR10_MEAN,

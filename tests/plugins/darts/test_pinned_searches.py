@@ -15,7 +15,7 @@ import torch
 
 from nasforge import get_registry
 from nasforge.kernel.datasets import TensorData
-from nasforge.run.data import load_digits
+from nasforge.run.builtin_datasets import load_digits
 
 NB201 = {"epochs": 2, "batch_size": 16, "max_batches": 2, "supernet": {"C": 4, "N": 1}}
 DARTS = {"epochs": 2, "batch_size": 16, "max_batches": 2, "supernet": {"C": 2}, "darts_layers": 3}

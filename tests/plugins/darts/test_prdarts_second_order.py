@@ -19,7 +19,7 @@ import torch
 import torch.nn.functional as F
 from torch.func import functional_call
 
-from nasforge.run.data import load_digits
+from nasforge.run.builtin_datasets import load_digits
 from nasforge_darts.bilevel_search import StepContext
 from nasforge_darts.prdarts_config import prdarts_config
 from nasforge_darts.prdarts_strategy import (

@@ -12,7 +12,7 @@ import torch
 from nasforge import OneShotStrategy, SearchOutcome, get_registry
 from nasforge.kernel.datasets import TensorData
 from nasforge.kernel.errors import CapabilityError
-from nasforge.run.data import load_digits
+from nasforge.run.builtin_datasets import load_digits
 from nasforge_darts.darts_strategy import DartsConfig, DartsStrategy
 from nasforge_darts.prdarts_config import prdarts_config
 from nasforge_darts.prdarts_strategy import PRDartsStrategy

@@ -10,9 +10,8 @@ import torch
 
 from nasforge import api
 from nasforge.api import load_space
-from nasforge.kernel.errors import CapabilityError, NasforgeError
-from nasforge.kernel.option_types import OptionError
-from nasforge.run.data import load_digits
+from nasforge.kernel.errors import CapabilityError, NasforgeError, OptionError
+from nasforge.run.builtin_datasets import load_digits
 from nasforge_darts.train_evaluator import DartsTrainEvaluator
 
 TINY = {"epochs": 3, "max_batches": 2, "C": 4, "layers": 3, "batch_size": 32}

@@ -6,7 +6,7 @@ import json
 
 import onnx
 
-from nasforge.run.journal import JournalReader
+from nasforge.run.journal_file import JournalReader
 from nasforge.tools.export import load_genotype
 from nasforge_eigennas import MLPResSpace
 from nasforge_eigennas.plugin import CANDIDATES_FILE

@@ -13,7 +13,7 @@ import logging
 import pytest
 
 from nasforge import api
-from nasforge.kernel.option_types import OptionError
+from nasforge.kernel.errors import OptionError
 from nasforge.kernel.registry import get_registry
 from nasforge.run.experiment import Experiment
 from nasforge_eigennas import EigenNas

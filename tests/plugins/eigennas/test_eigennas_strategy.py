@@ -11,8 +11,8 @@ import torch
 
 from nasforge import NasforgeError
 from nasforge.api import load_space
+from nasforge.kernel.errors import OptionError
 from nasforge.kernel.metric import MetricContext
-from nasforge.kernel.option_types import OptionError
 from nasforge.kernel.registry import get_registry
 from nasforge.kernel.result import Result
 from nasforge.kernel.seeding import seeded_build

@@ -7,7 +7,7 @@ import json
 import typer
 from typer.testing import CliRunner
 
-from nasforge.run.journal import JournalReader, journal_path
+from nasforge.run.journal_file import JournalReader, journal_path
 from nasforge.tools.export import load_genotype
 from nasforge_hnas.cli import hnas
 

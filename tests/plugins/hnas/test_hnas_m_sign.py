@@ -8,8 +8,8 @@ import random
 
 import pytest
 
+from nasforge.kernel.errors import OptionError
 from nasforge.kernel.metric import MetricInfo
-from nasforge.kernel.option_types import OptionError
 from nasforge_hnas import PoolCache, PoolScorer, PoolSettings, ScoredPool
 from nasforge_hnas.pool import unfit_for_m
 from nasforge_nb201.space import NB201Space

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from nasforge.kernel.option_types import OptionError
+from nasforge.kernel.errors import OptionError
 from nasforge.kernel.testing import ToyEvaluator, ToySpace
 from nasforge.tools.backends import kernel_preset
 from nasforge_hnas import M_TRACE, Hnas, HnasSettings, PoolDraw, PoolScorer, PoolSettings

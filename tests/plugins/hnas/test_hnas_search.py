@@ -12,12 +12,14 @@ import torch
 import typer
 from typer.testing import CliRunner
 
-from nasforge.kernel.option_types import OptionError
+from nasforge.kernel.errors import OptionError
 from nasforge.kernel.registry import get_registry
+from nasforge.kernel.run_context import RunContext
 from nasforge.run.budget import Budget
+from nasforge.run.construction import build_component
 from nasforge.run.experiment import Experiment
-from nasforge.run.journal import JournalReader, journal_path
-from nasforge.run.spec import ExperimentSpec, construct
+from nasforge.run.journal_file import JournalReader, journal_path
+from nasforge.run.spec import ExperimentSpec
 from nasforge.tools.cli.search_cmd import search
 from nasforge.tools.export import load_genotype
 from nasforge_hnas.cli import hnas
@@ -71,6 +73,7 @@ def test_the_hnas_command_says_it_is_deprecated(tmp_path) -> None:
     assert result.exit_code == 0, result.output
     line = next(x for x in result.stderr.splitlines() if "deprecated" in x)
     assert "nasforge search --strategy hnas" in line and "--build-option C=4" in line
+    assert "removed in nasforge 0.3" in line
     assert "-o data=" not in line  # a table's pool is scored on Gaussian data, as the command did
     assert "--executor" not in line  # in-process: nothing to say
 
@@ -120,9 +123,12 @@ def test_build_options_are_journaled_only_when_given() -> None:
 
 def test_build_options_are_not_a_user_option() -> None:
     class Takes:
+        context_fields = frozenset({"build_options"})
+
         def __init__(self, *, build_options: dict | None = None) -> None:
             self.build_options = build_options
 
-    assert construct("strategy", Takes, {}, offered={"build_options": {"C": 2}}).build_options == {"C": 2}
+    context = RunContext(build_options={"C": 2})
+    assert build_component("component", Takes, context, {}).build_options == {"C": 2}
     with pytest.raises(OptionError, match="supplied by the run"):
-        construct("strategy", Takes, {"build_options": {"C": 2}})
+        build_component("component", Takes, RunContext(), {"build_options": {"C": 2}})

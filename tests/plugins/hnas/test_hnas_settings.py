@@ -8,9 +8,10 @@ import random
 
 import pytest
 
-from nasforge.kernel.option_types import OptionError
+from nasforge.kernel.errors import OptionError
+from nasforge.kernel.run_context import RunContext
 from nasforge.kernel.testing import ToyEvaluator, ToySpace
-from nasforge.run.spec import construct
+from nasforge.run.construction import build_component
 from nasforge_hnas import (
     M_TRACE,
     GPSettings,
@@ -118,10 +119,11 @@ def test_settings_and_options_together_are_refused() -> None:
 def test_the_registry_path_takes_flat_options_only() -> None:
     space = ToySpace()
     objective = ToyEvaluator(space).objective
-    built = construct("strategy", Hnas, dict(TOY), space, objective=objective, seed=0)
+    goal = objective
+    built = build_component("strategy", Hnas, RunContext(), dict(TOY), space, objective=goal)
     assert built.settings == HnasSettings.from_options(TOY)
     with pytest.raises(OptionError, match="settings"):
-        construct("strategy", Hnas, {"settings": {"steps": 3}}, space, objective=objective, seed=0)
+        build_component("strategy", Hnas, RunContext(), {"settings": {"steps": 3}}, space, objective=goal)
 
 
 def test_the_zerocost_ntk_traces_serve_as_m() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from nasforge.kernel.datasets import TensorData
-from nasforge.run.data import load_digits
+from nasforge.run.builtin_datasets import load_digits
 from nasforge_nb201.space import NB201Space
 
 

@@ -6,7 +6,7 @@ import json
 
 from typer.testing import CliRunner
 
-from nasforge.run.journal import JournalReader, journal_path
+from nasforge.run.journal_file import JournalReader, journal_path
 from nasforge.tools.cli import app
 from nasforge.tools.export import inspect_file, load_genotype
 

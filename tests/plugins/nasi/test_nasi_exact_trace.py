@@ -13,7 +13,7 @@ import random
 import numpy as np
 import torch
 
-from nasforge.run.data import load_digits
+from nasforge.run.builtin_datasets import load_digits
 from nasforge.tools.backends import KernelSpec, batch_norm_mode, jacobian
 from nasforge_nasi import trace_proxy
 from nasforge_nb201.space import NB201Space

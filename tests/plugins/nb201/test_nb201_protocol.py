@@ -12,7 +12,7 @@ import pytest
 
 from nasforge import JournalError, api
 from nasforge.kernel.result import Trial, best_trial
-from nasforge.run.journal import JournalReader, journal_path
+from nasforge.run.journal_file import JournalReader, journal_path
 from nasforge_nb201 import NB201TableEvaluator, load_table
 from nasforge_nb201.evaluator import FitnessOnTestSetWarning
 

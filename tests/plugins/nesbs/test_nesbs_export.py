@@ -139,7 +139,7 @@ def test_ensemble_value_round_trips_and_validates(space) -> None:
 
 def test_nesbs_outcome_exports_as_a_fused_ensemble(space, tmp_path) -> None:
     """The Python API path: search, read the outcome as an Ensemble, export, load, predict."""
-    from nasforge.run.data import load_gaussian
+    from nasforge.run.builtin_datasets import load_gaussian
     from nasforge_nesbs import Nesbs
 
     tiny = {"supernet_epochs": 1, "posterior_epochs": 1, "max_batches": 1, "batch_size": 16}

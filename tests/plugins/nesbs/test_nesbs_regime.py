@@ -14,7 +14,7 @@ from nasforge.kernel.datasets import TensorData
 from nasforge.kernel.errors import NasforgeError
 from nasforge.kernel.seeding import seeded_build
 from nasforge.kernel.supernet import as_supernet
-from nasforge.run.data import load_digits
+from nasforge.run.builtin_datasets import load_digits
 from nasforge_nesbs import ArchEncoding, ArchPosterior, Nesbs, NesbsConfig, fit_posterior, run_nesbs
 from nasforge_nesbs.config import POSTERIOR_STEPS
 from nasforge_nesbs.estimation import SupernetPredictor

@@ -9,8 +9,8 @@ import pytest
 from nasforge.api import load_space
 from nasforge.kernel.errors import NasforgeError
 from nasforge.kernel.testing.conformance import OneShotStrategyConformance
-from nasforge.run.data import load_digits
-from nasforge.run.journal import JournalReader, journal_path
+from nasforge.run.builtin_datasets import load_digits
+from nasforge.run.journal_file import JournalReader, journal_path
 from nasforge_nesbs import Nesbs
 
 TINY = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from nasforge import api
-from nasforge.run.journal import JournalReader, journal_path
+from nasforge.run.journal_file import JournalReader, journal_path
 
 
 @pytest.fixture(scope="module")

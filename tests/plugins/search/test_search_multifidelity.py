@@ -6,12 +6,11 @@ import json
 
 import pytest
 
-from nasforge.kernel.errors import CapabilityError
-from nasforge.kernel.option_types import OptionError
+from nasforge.kernel.errors import CapabilityError, OptionError
 from nasforge.kernel.testing import ToyEvaluator, ToyFidelityEvaluator, ToySpace
 from nasforge.run.budget import Budget
 from nasforge.run.experiment import Experiment
-from nasforge.run.journal import JournalReader, journal_path
+from nasforge.run.journal_file import JournalReader, journal_path
 from nasforge.run.spec import ExperimentSpec
 from nasforge_search import Hyperband, MedianPruner, SuccessiveHalving
 from nasforge_search.successive_halving import hyperband_brackets, rung_fidelities

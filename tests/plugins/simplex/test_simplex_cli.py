@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from nasforge.kernel.registry import get_registry
-from nasforge.run.journal import JournalReader, journal_path
+from nasforge.run.journal_file import JournalReader, journal_path
 from nasforge.tools.export import load_genotype
 from nasforge_simplex.act_mlp_space import ActMlpSpace
 

@@ -9,10 +9,9 @@ import pytest
 import torch
 
 from nasforge.kernel.datasets import TensorData
-from nasforge.kernel.errors import NasforgeError
-from nasforge.kernel.option_types import OptionError
+from nasforge.kernel.errors import NasforgeError, OptionError
 from nasforge.kernel.seeding import seeded_build, seeded_generator
-from nasforge.run.data import load_gaussian
+from nasforge.run.builtin_datasets import load_gaussian
 from nasforge_simplex import arch_gradient
 from nasforge_simplex.act_mlp_space import ActMlpSpace
 from nasforge_simplex.losses import half_squared_error

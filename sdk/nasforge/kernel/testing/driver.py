@@ -70,6 +70,14 @@ def drive(
     return history
 
 
+def first_difference(a: Sequence[object], b: Sequence[object]) -> str:
+    """Where two sequences first differ, for a kit's failure message."""
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):
+        if x != y:
+            return f"first at position {i}: {x} vs {y}"
+    return f"{len(a)} vs {len(b)} items" if len(a) != len(b) else "none"
+
+
 def through_json(trials: Sequence[Trial]) -> list[Trial]:
     """``trials`` as a journal gives them back (written as JSON, read again)."""
     return [Trial.from_json(json.loads(json.dumps(t.to_json()))) for t in trials]

@@ -69,13 +69,17 @@ class SupernetConformance:
 
     # --- structure ----------------------------------------------------------------------
     def test_is_a_module_following_the_protocol(self, supernet: Supernet) -> None:
-        assert isinstance(supernet, nn.Module) and isinstance(supernet, Supernet)
+        assert isinstance(supernet, nn.Module) and isinstance(supernet, Supernet), (
+            f"a supernet is an nn.Module following the Supernet protocol, got {type(supernet).__name__}"
+        )
 
     def test_parameters_are_split_into_arch_and_weights(self, supernet: Supernet) -> None:
         arch = supernet.arch_parameters()
         weights = supernet.weight_parameters()
-        assert [tuple(a.shape) for a in arch] == [cell.shape for cell in supernet.topology]
-        assert all(a.requires_grad for a in arch)
+        shapes, cells = [tuple(a.shape) for a in arch], [cell.shape for cell in supernet.topology]
+        assert shapes == cells, f"architecture tensors of shapes {shapes}, cells of shapes {cells}"
+        frozen = [i for i, a in enumerate(arch) if not a.requires_grad]
+        assert not frozen, f"architecture tensors {frozen} do not require gradients"
         every = {id(p) for p in supernet.parameters()}  # type: ignore[attr-defined]
         arch_ids, weight_ids = {id(a) for a in arch}, {id(w) for w in weights}
         assert not arch_ids & weight_ids, "a parameter is both architecture and weight"
@@ -87,14 +91,20 @@ class SupernetConformance:
         with torch.no_grad():
             default = supernet(x)  # type: ignore[operator]
             explicit = supernet(x, [torch.softmax(a, dim=-1) for a in supernet.arch_parameters()])  # type: ignore[operator]
-        assert default.shape[0] == x.shape[0] and torch.isfinite(default).all()
+        assert default.shape[0] == x.shape[0] and torch.isfinite(default).all(), (
+            f"a batch of {x.shape[0]} gave output of shape {tuple(default.shape)} (finite: "
+            f"{bool(torch.isfinite(default).all())})"
+        )
         torch.testing.assert_close(default, explicit)
 
     def test_all_zero_weights_still_give_logits(self, supernet: Supernet, x: torch.Tensor) -> None:
         zeros = [torch.zeros(cell.shape) for cell in supernet.topology]
         with torch.no_grad():
             out = supernet(x, zeros)  # type: ignore[operator]
-        assert out.shape[0] == x.shape[0] and torch.isfinite(out).all()
+        assert out.shape[0] == x.shape[0] and torch.isfinite(out).all(), (
+            f"all-zero weights: a batch of {x.shape[0]} gave output of shape {tuple(out.shape)} "
+            f"(finite: {bool(torch.isfinite(out).all())})"
+        )
 
     def test_sparse_runs_only_weighted_ops_dense_reaches_every_op(
         self, supernet: Supernet, x: torch.Tensor, genotypes: list[Genotype]
@@ -128,19 +138,24 @@ class SupernetConformance:
     ) -> None:
         for g in genotypes:
             kept = supernet.kept_edges(g)
-            assert len(kept) == len(supernet.topology)
+            assert len(kept) == len(supernet.topology), (
+                f"kept_edges({g}) gives {len(kept)} cells, the topology has {len(supernet.topology)}"
+            )
             for cell, edges in zip(supernet.topology, kept, strict=True):
-                assert all(isinstance(e, KeptEdge) for e in edges)
+                odd = [e for e in edges if not isinstance(e, KeptEdge)]
+                assert not odd, f"kept_edges({g}) holds non-KeptEdge items {odd!r}"
                 cell.check_kept(edges)
-            assert supernet.genotype_of(kept) == g
+            back = supernet.genotype_of(kept)
+            assert back == g, f"genotype_of(kept_edges({g})) gave {back}"
 
     def test_derive_reads_back_the_one_hot_weights(
         self, supernet: Supernet, genotypes: list[Genotype]
     ) -> None:
         for g in genotypes:
             weights = supernet.one_hot_weights(g)
-            assert not any(w.requires_grad for w in weights)
-            assert [tuple(w.shape) for w in weights] == [cell.shape for cell in supernet.topology]
+            assert not any(w.requires_grad for w in weights), f"one_hot_weights({g}) require gradients"
+            shapes, cells = [tuple(w.shape) for w in weights], [cell.shape for cell in supernet.topology]
+            assert shapes == cells, f"one_hot_weights({g}) of shapes {shapes}, cells of shapes {cells}"
             kept = supernet.kept_edges(g)
             if any(
                 _reads_a_source_twice(cell.rule, edges)
@@ -151,7 +166,9 @@ class SupernetConformance:
                 continue  # derivation repairs a cell whose output no input reaches
             derived = supernet.kept_edges(supernet.derive(weights))
             for edges, again in zip(kept, derived, strict=True):
-                assert Counter(edges) == Counter(again), "derive(one_hot_weights(g)) must keep g's edges"
+                assert Counter(edges) == Counter(again), (
+                    f"derive(one_hot_weights({g})) must keep its edges: {edges} vs {again}"
+                )
 
     def test_derive_never_keeps_an_excluded_op(self, supernet: Supernet) -> None:
         cell = supernet.topology[0]
@@ -162,7 +179,8 @@ class SupernetConformance:
         scores[0][:, cell.ops.column(banned)] = 1.0  # the strongest op everywhere ...
         scores[0][:, cell.ops.column(cell.ops.nonzero[1])] = 0.5  # (a connected cell: no repair)
         kept = supernet.kept_edges(supernet.derive(scores, exclude={banned}))
-        assert all(e.op != banned for e in kept[0])  # ... and still never kept
+        kept_banned = [e for e in kept[0] if e.op == banned]  # ... and still never kept
+        assert not kept_banned, f"derive(exclude={{{banned!r}}}) kept {kept_banned}"
 
 
 def _nonzero_columns(cell: Any, shape: torch.Size) -> torch.Tensor:

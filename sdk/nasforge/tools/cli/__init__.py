@@ -11,6 +11,7 @@ from rich.markup import escape
 
 from nasforge.kernel.errors import NasforgeError
 from nasforge.kernel.registry import get_registry
+from nasforge.run.advice import cli_message
 from nasforge.tools.cli import export_cmd, listing, log_output, report_cmd, score_cmd, search_cmd
 from nasforge.tools.cli.error_lines import one_line, os_error_line, resource_error_line, usage_error_line
 from nasforge.tools.cli.executor_flags import commands_taking_executor_options, expand_executor_flags
@@ -109,7 +110,7 @@ def _run(argv: list[str] | None) -> NoReturn:
         err_console.print("aborted")
         sys.exit(1)
     except NasforgeError as exc:
-        _fail(str(exc))
+        _fail(cli_message(exc))  # the same refusal, its advice in the command line's words
     except OSError as exc:
         _fail(os_error_line(exc))
     except (MemoryError, RecursionError) as exc:

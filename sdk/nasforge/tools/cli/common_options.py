@@ -34,8 +34,9 @@ SearchDevice = Annotated[
     str | None,
     typer.Option(
         "--device",
-        help="Where a one-shot strategy (darts, prdarts, nasi) trains its supernet, or an ask/tell "
-        "evaluator that trains (short-train) its networks: cpu, cuda or cuda:N (default: cpu).",
+        help="Where a one-shot strategy (darts, prdarts, nasi) trains its supernet, an ask/tell "
+        "evaluator that trains (short-train) its networks, and a strategy that scores networks "
+        "(prerank, eigennas) scores them: cpu, cuda or cuda:N (default: cpu).",
     ),
 ]
 BuildOptions = Annotated[

@@ -5,17 +5,24 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from nasforge.run.executors import executor_options
 from nasforge.tools.cli.common_options import command_registry
-from nasforge.tools.cli.output import first_line, out_console, print_json
+from nasforge.tools.cli.error_lines import one_line
+from nasforge.tools.cli.output import err_console, first_line, out_console, print_json
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON to stdout.")]
 
 
 def plugins(ctx: typer.Context, json_out: JsonFlag = False) -> None:
-    """List installed plugins, what each provides, and any that failed to load."""
+    """List installed plugins, what each provides, and any that failed to load.
+
+    A plugin fails when its module does not import, a registration hook raises, or one of
+    its components has a mistake a search would only meet later (a constructor the run
+    cannot call, a metric whose name is not its info.name); it then registers nothing.
+    Exits 1 when any plugin failed, each failure on a line of its own on stderr."""
     registry = command_registry(ctx)
     rows = [
         {
@@ -30,6 +37,7 @@ def plugins(ctx: typer.Context, json_out: JsonFlag = False) -> None:
     ]
     if json_out:
         print_json(rows)
+        _exit_if_failed(registry.failed)
         return
     table = Table(title="nasforge plugins (entry-point group 'nasforge')")
     for col in ("plugin", "module", "status", "provides"):
@@ -40,6 +48,20 @@ def plugins(ctx: typer.Context, json_out: JsonFlag = False) -> None:
     out_console.print(table)
     for conflict in registry.conflicts:
         out_console.print(f"[yellow]warning:[/] {conflict}")
+    _exit_if_failed(registry.failed)
+
+
+def _exit_if_failed(failed: list[Any]) -> None:
+    """One line per failed plugin on stderr, then exit status 1 (a CI step that checks the
+    installed plugins fails)."""
+    for plugin in failed:
+        err_console.print(
+            f"[red]plugin '{escape(plugin.name)}' failed to load:[/] {escape(one_line(plugin.error or ''))}",
+            highlight=False,
+            soft_wrap=True,
+        )
+    if failed:
+        raise typer.Exit(1)
 
 
 def _describe(kind: str, name: str, component: Any) -> dict[str, Any]:

@@ -20,6 +20,7 @@ import sys
 from rich.logging import RichHandler
 
 from nasforge.kernel.errors import NasforgeError
+from nasforge.run.run_events import EVENT_KEY
 from nasforge.tools.cli.output import err_console
 
 LOGGER = "nasforge"
@@ -56,10 +57,17 @@ def install(level: int = logging.INFO) -> logging.Handler:
     else:
         handler = logging.StreamHandler(sys.stderr)  # the stderr of this invocation
         handler.setFormatter(logging.Formatter(PLAIN_FORMAT, datefmt="%Y-%m-%dT%H:%M:%S"))
+    handler.addFilter(_not_run_event)
     _Installed.handler, _Installed.previous_level = handler, logger.level
     logger.addHandler(handler)
     logger.setLevel(level)
     return handler
+
+
+def _not_run_event(record: logging.LogRecord) -> bool:
+    """Drop a run's start and end records (a library user's log wants them; the command
+    prints its own progress bar and report, which say the same)."""
+    return not hasattr(record, EVENT_KEY)
 
 
 def set_level(level: int) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from nasforge.kernel.option_types import OptionError, show
+from nasforge.kernel.errors import OptionError, show
 
 #: Deepest nesting of lists/objects an option value may have ({"supernet": {"C": 8}} is 2).
 MAX_DEPTH = 32

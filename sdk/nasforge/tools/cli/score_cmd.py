@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -37,10 +38,12 @@ from nasforge.tools.cli.common_options import (
     SweepWorkers,
     command_registry,
 )
+from nasforge.tools.cli.error_lines import one_line
 from nasforge.tools.cli.options import parse_options
 from nasforge.tools.cli.output import err_console, out_console, print_json
 from nasforge.tools.export import resolve_genotype
 from nasforge.tools.scoring.cache import default_cache_dir
+from nasforge.tools.scoring.outcome import MetricScore
 from nasforge.tools.scoring.parallel import SweepExecutor
 
 #: Always shown beside any metric, because they are hard to beat (NAS-Bench-Suite-Zero).
@@ -282,9 +285,20 @@ def score(
     for name in table.metrics:
         view.add_column(name, justify="right")
     for g, row in zip(table.genotypes, table.rows, strict=True):
-        cells = [_fmt(row[m].value) + ("" if row[m].ok else f" [red]{row[m].flag}[/]") for m in table.metrics]
+        cells = [_cell(row[m]) for m in table.metrics]
         view.add_row(sp.format(g), *cells)
     out_console.print(view)
+
+
+def _cell(score: MetricScore) -> str:
+    """A score as the table shows it: its flag where unusable, and a metric's error message
+    where it raised (the same words ``--json`` carries, cut to one short line)."""
+    if score.ok:
+        return _fmt(score.value)
+    text = f"{_fmt(score.value)} [red]{score.flag}[/]"
+    if score.error:
+        text += f": {escape(one_line(score.error, limit=120))}"
+    return text
 
 
 def correlate(

@@ -14,14 +14,11 @@ from typing import Annotated
 
 import typer
 
-from nasforge.kernel.errors import NasforgeError
-from nasforge.kernel.registry import Registry
-from nasforge.run.api import build_spec
-from nasforge.run.executors import DEFAULT_RETRIES, ExecutorOptions, check_executor_options
+from nasforge.run.api import build_spec, resume_run, run_spec
+from nasforge.run.executors import DEFAULT_RETRIES
 from nasforge.run.experiment import Experiment
-from nasforge.run.journal import JournalReader
-from nasforge.run.one_shot_run import resume_one_shot, run_one_shot
-from nasforge.run.spec import ExperimentSpec
+from nasforge.run.journal_file import JournalReader
+from nasforge.run.one_shot_run import OneShotRun
 from nasforge.tools.cli.common_options import ExecutorOptionList, Quiet, SearchDevice, command_registry
 from nasforge.tools.cli.options import parse_options
 from nasforge.tools.cli.output import err_console
@@ -58,9 +55,6 @@ from nasforge.tools.cli.search_options import (
     Workers,
 )
 from nasforge.tools.cli.search_report import check_plot, report_ask_tell, report_one_shot
-
-#: What a one-shot run is refused, since it has no executor and is not asked and told.
-ASK_TELL_ONLY = "--async, --executor-option (or an executor's own flags) and --retries"
 
 
 def search(
@@ -144,45 +138,19 @@ def search(
         registry=registry,
     )
     check_plot(plot, len(spec.objectives))
-    options = ExecutorOptions(retries=retries, options=parse_options(executor_option))
     if run_dir is None:
         run_dir = Path("runs") / f"{spec.space}-{spec.strategy}-s{seed}-{time.strftime('%Y%m%d-%H%M%S')}"
-    if spec.is_one_shot(registry):
-        _refuse_executor_options(spec.strategy, asynchronous, options)
-        run = run_one_shot(spec, run_dir=run_dir, registry=registry, progress=not quiet, console=err_console)
-        report_one_shot(run, export, build_option, json_out, fuse)
-        return
-    experiment = _ask_tell(registry, spec, run_dir, options, asynchronous=asynchronous, quiet=quiet)
-    report_ask_tell(experiment, export, build_option, json_out, plot)
-
-
-def _refuse_executor_options(strategy: str, asynchronous: bool, options: ExecutorOptions) -> None:
-    if asynchronous or options != ExecutorOptions():
-        raise NasforgeError(f"'{strategy}' is one-shot: {ASK_TELL_ONLY} apply to ask/tell strategies")
-
-
-def _ask_tell(
-    registry: Registry,
-    spec: ExperimentSpec,
-    run_dir: Path,
-    options: ExecutorOptions,
-    *,
-    asynchronous: bool,
-    quiet: bool,
-) -> Experiment:
-    """The ask/tell run of ``spec`` on its executor, run to its end."""
-    check_executor_options(registry.get("executor", spec.executor), options, registry)
-    experiment = Experiment.from_spec(
+    run = run_spec(
         spec,
         run_dir=run_dir,
         registry=registry,
         progress=not quiet,
         console=err_console,
-        executor_options=options,
         asynchronous=asynchronous,
+        executor_options=parse_options(executor_option),
+        retries=retries,
     )
-    experiment.run()
-    return experiment
+    _report(run, export, build_option, json_out, fuse, plot)
 
 
 def resume(
@@ -201,26 +169,40 @@ def resume(
     It continues on the executor and workers it was started with, evaluated as it was
     (rounds, or --async); --executor-option may point a cluster run at another cluster."""
     registry = command_registry(ctx)
-    header = JournalReader.of_run(run_dir).header
-    options = ExecutorOptions(retries=retries, options=parse_options(executor_option))
-    if header.get("mode") == "one-shot":
-        if options != ExecutorOptions():
-            raise NasforgeError(
-                "a one-shot run has no executor: --executor-option (or an executor's own flags) "
-                "and --retries apply to ask/tell runs"
-            )
-        run = resume_one_shot(run_dir, registry=registry, progress=not quiet, console=err_console)
-        check_plot(plot, 0)
-        report_one_shot(run, export, None, json_out, fuse)
-        return
-    spec_executor = (header.get("spec") or {}).get("executor", "inprocess")
-    check_executor_options(registry.get("executor", spec_executor), options, registry)
-    experiment = Experiment.resume(
-        run_dir, registry=registry, progress=not quiet, console=err_console, executor_options=options
+    if plot is not None:
+        check_plot(plot, recorded_objectives(run_dir))
+    run = resume_run(
+        run_dir,
+        registry=registry,
+        progress=not quiet,
+        console=err_console,
+        executor_options=parse_options(executor_option),
+        retries=retries,
     )
-    check_plot(plot, len(experiment.goal.objectives))
-    experiment.run()
-    report_ask_tell(experiment, export, None, json_out, plot)
+    _report(run, export, None, json_out, fuse, plot)
+
+
+def _report(
+    run: Experiment | OneShotRun,
+    export: Path | None,
+    build_option: OptionList,
+    json_out: bool,
+    fuse: bool,
+    plot: Path | None,
+) -> None:
+    if isinstance(run, OneShotRun):
+        report_one_shot(run, export, build_option, json_out, fuse)
+    else:
+        report_ask_tell(run, export, build_option, json_out, plot)
+
+
+def recorded_objectives(run_dir: Path) -> int:
+    """How many objectives the run in ``run_dir`` searches (0 for a one-shot run), read from
+    its journal's header, so a ``--plot`` it cannot draw is refused before it resumes."""
+    header = JournalReader.of_run(run_dir).header
+    if header.get("mode") == "one-shot":
+        return 0
+    return len((header.get("spec") or {}).get("objectives") or ())
 
 
 def _stop_rules(when: OptionList, seconds: float | None, plateau: int | None) -> list[str]:

@@ -14,8 +14,8 @@ from nasforge.kernel.genotype import Genotype, GenotypeJsonError
 from nasforge.kernel.objectives import SearchGoal
 from nasforge.kernel.registry import Registry, get_registry
 from nasforge.kernel.search_space import SearchSpace
-from nasforge.run.goals import goal_of_header
-from nasforge.run.journal import JournalReader
+from nasforge.run.goal_checks import goal_of_header
+from nasforge.run.journal_file import JournalReader
 from nasforge.tools.export.genotype_file import load_genotype
 from nasforge.tools.export.path_probe import PathKind, probe_path
 

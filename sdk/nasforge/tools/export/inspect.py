@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from nasforge.kernel.errors import ExportError
-from nasforge.run.journal import FILENAME as JOURNAL
+from nasforge.run.journal_file import FILENAME as JOURNAL
 from nasforge.tools.export.ensemble_export import MANIFEST, load_ensemble
 from nasforge.tools.export.genotype_file import load_genotype, read_metadata, read_op_names
 from nasforge.tools.export.path_probe import PathKind, probe_path
@@ -146,7 +146,7 @@ def _fidelity_summary(trials: list[Any], end: dict[str, Any] | None) -> dict[str
     """A multi-fidelity run's budget: trials per fidelity ("full" for the evaluator's full
     budget), trials a pruner stopped early, and the budget spent (the end record's); nothing
     for a run whose every trial ran at the full budget, so other runs read as before."""
-    from nasforge.run.fidelity_accounting import varies_budget, was_stopped
+    from nasforge.run.fidelity_spent import varies_budget, was_stopped
 
     if not varies_budget(trials):
         return {}
@@ -168,8 +168,8 @@ def _inspect_run(path: Path) -> dict[str, Any]:
     several objectives, its Pareto front (recomputed from the trials, so an unfinished
     run shows its front so far; the texts come from the end record where there is one)."""
     from nasforge.kernel.errors import JournalError
-    from nasforge.run.goals import goal_of_header
-    from nasforge.run.journal import JournalReader, journal_path
+    from nasforge.run.goal_checks import goal_of_header
+    from nasforge.run.journal_file import JournalReader, journal_path
 
     reader = JournalReader(journal_path(path))
     info: dict[str, Any] = {

@@ -24,8 +24,8 @@ from nasforge.kernel.ensemble import Ensemble
 from nasforge.kernel.errors import JournalError, NasforgeError
 from nasforge.kernel.registry import Registry
 from nasforge.kernel.search_space import SearchSpace
-from nasforge.run.ensembles import EpochCallback, MemberRecipe, train_members
-from nasforge.run.journal import JournalReader
+from nasforge.run.ensemble_training import EpochCallback, MemberRecipe, train_members
+from nasforge.run.journal_file import JournalReader
 from nasforge.tools.export.bundle import _network_options
 from nasforge.tools.export.ensemble_export import EnsembleExport, export_ensemble
 from nasforge.tools.export.parity import DEFAULT_ATOL, DEFAULT_RTOL

@@ -23,9 +23,9 @@ from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.objectives import SearchGoal
 from nasforge.kernel.registry import Registry
 from nasforge.kernel.result import Objective, Trial, best_trial
-from nasforge.run.fidelity_accounting import at_full, budget_trained, varies_budget, was_stopped
-from nasforge.run.goals import goal_of_header
-from nasforge.run.journal import JournalReader, journal_path
+from nasforge.run.fidelity_spent import at_full, budget_trained, varies_budget, was_stopped
+from nasforge.run.goal_checks import goal_of_header
+from nasforge.run.journal_file import JournalReader, journal_path
 from nasforge.run.spec import ExperimentSpec
 
 logger = logging.getLogger("nasforge.report")

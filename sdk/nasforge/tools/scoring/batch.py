@@ -14,8 +14,8 @@ import attrs
 import torch
 
 from nasforge.kernel.datasets import TensorData, load_dataset
+from nasforge.kernel.errors import OptionError
 from nasforge.kernel.metric import Batch
-from nasforge.kernel.option_types import OptionError
 from nasforge.kernel.registry import Registry, get_registry
 
 DataSpec = str | TensorData | tuple[torch.Tensor, torch.Tensor]

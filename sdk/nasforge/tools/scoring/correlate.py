@@ -18,8 +18,9 @@ import numpy as np
 from nasforge.kernel.evaluator import Evaluator
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.registry import Registry, get_registry
+from nasforge.kernel.run_context import RunContext
 from nasforge.kernel.search_space import ENUMERATE, SearchSpace
-from nasforge.run.spec import construct
+from nasforge.run.construction import build_component
 from nasforge.tools.scoring.ranking import oriented
 from nasforge.tools.scoring.stats import kendall, spearman
 from nasforge.tools.scoring.sweep import MetricSpec, score_genotypes
@@ -99,7 +100,10 @@ def _evaluator(
         return evaluator
     registry = registry if registry is not None else get_registry()
     cls = registry.get("evaluator", evaluator)
-    return construct("evaluator", cls, {}, space, offered={"registry": registry}, dataset=dataset)
+    context = RunContext(registry=registry)
+    return build_component(
+        "evaluator", cls, context, {}, space, dataset=dataset, plugin=registry.origin("evaluator", evaluator)
+    )
 
 
 def correlate_table(

@@ -45,9 +45,9 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, ClassVar, TypeVar
 
-from nasforge.kernel.errors import NasforgeError
+from nasforge.kernel.errors import NasforgeError, OptionError
 from nasforge.kernel.evaluator import Evaluator
-from nasforge.kernel.option_types import OptionError, first_line
+from nasforge.kernel.option_types import first_line
 from nasforge.kernel.parallelism import Parallelism
 from nasforge.kernel.registry import Registry, get_registry
 from nasforge.kernel.result import Objective, Result

@@ -8,7 +8,6 @@ the cache is read before and written after, in the calling process only.
 from __future__ import annotations
 
 import contextlib
-import inspect
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -19,6 +18,7 @@ import numpy as np
 import torch
 
 from nasforge.kernel.device import resolve_device
+from nasforge.kernel.errors import OptionError
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.metric import Metric, MetricContext, MetricInfo, PopulationMetric
 from nasforge.kernel.network_factory import (
@@ -26,10 +26,11 @@ from nasforge.kernel.network_factory import (
     SeededNetworkFactory,
     build_network,
 )
-from nasforge.kernel.option_types import OptionError
 from nasforge.kernel.registry import Registry, get_registry
+from nasforge.kernel.run_context import RunContext
 from nasforge.kernel.search_space import SearchSpace
 from nasforge.kernel.seeding import seeded_build
+from nasforge.run.construction import build_component
 from nasforge.run.executors import executor_keywords
 from nasforge.tools.scoring.batch import DataSpec, fixed_batch
 from nasforge.tools.scoring.cache import ScoreCache, ScoreKey, space_config
@@ -53,13 +54,15 @@ Progress = Callable[[int, int, Genotype], None]
 
 def resolve_metrics(metrics: Iterable[MetricSpec], *, registry: Registry | None = None) -> list[Metric]:
     """Metric instances from names (through ``registry``, the process-wide default if
-    None) or instances as given. A metric class that declares a ``registry`` parameter
-    (one made of other metrics, named) is given the same registry."""
+    None) or instances as given, each built through its ``from_context`` hook with a run
+    context holding that registry (a metric made of other metrics, named, declares it)."""
     out: list[Metric] = []
     for m in metrics:
         if isinstance(m, str):
             registry = registry if registry is not None else get_registry()
-            out.append(_instance(registry.get("metric", m), registry))
+            context = RunContext(registry=registry)
+            plugin = registry.origin("metric", m)
+            out.append(build_component("metric", registry.get("metric", m), context, {}, plugin=plugin))
         else:
             out.append(m)
     # population metrics need their members scored first
@@ -70,14 +73,6 @@ def resolve_metrics(metrics: Iterable[MetricSpec], *, registry: Registry | None 
                 out.insert(0, member)
                 labels.add(metric_label(member))
     return out
-
-
-def _instance(cls: Any, registry: Registry) -> Metric:
-    try:
-        takes_registry = "registry" in inspect.signature(cls).parameters
-    except (TypeError, ValueError):  # no introspectable signature
-        takes_registry = False
-    return cls(registry=registry) if takes_registry else cls()
 
 
 def build_model(space: SearchSpace, g: Genotype, *, seed: int, build: dict[str, Any]) -> torch.nn.Module:

@@ -1,7 +1,7 @@
 """A user's data as one tensor file: ``.npz``, ``.pt``/``.pth`` or ``.safetensors``.
 
 The file holds ``x`` and ``y`` (and optionally ``x_test``, ``y_test``, ``num_classes``),
-checked by :mod:`nasforge.run.data.user_arrays`. Each format is read without running
+checked by :mod:`nasforge.run.builtin_datasets.user_arrays`. Each format is read without running
 code from the file: NumPy with ``allow_pickle=False``, torch with ``weights_only=True``,
 safetensors as it always is. A file that is not what its suffix says (empty, truncated,
 another format) is one line naming the file and the format expected.
@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 from nasforge.kernel.datasets import DATA_FILE_SUFFIXES
-from nasforge.run.data.user_arrays import DataError, UserData, user_data
+from nasforge.run.builtin_datasets.user_arrays import DataError, UserData, user_data
 
 
 def read_tensor_file(path: str | os.PathLike[str]) -> UserData:

@@ -18,6 +18,9 @@ header that records it) holds them as text, and a resumed run obeys the same rul
 
 Plugins and callbacks that need code rather than a rule implement the
 ``nasforge_should_stop`` hook instead.
+
+Named apart from :mod:`nasforge.run.stop_judge`, which applies these rules (and the hook)
+to a running experiment: this module holds the rules as values.
 """
 
 from __future__ import annotations

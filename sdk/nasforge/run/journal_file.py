@@ -9,6 +9,9 @@ a torn tail is cut (and saved aside) before anything is appended after it, and a
 that fails part-way is cut back, so no record is ever glued onto a fragment. Each trial
 record carries a checksum of what a replay feeds back (genotype, result, wall seconds),
 so an edited or corrupted result is refused instead of replayed.
+
+Named for the file it reads and writes; a run's hold on its directory (the lock, this
+file opened for appending, a clean exit) is :mod:`nasforge.run.run_directory`.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Any
 from nasforge.kernel.errors import JournalError
 from nasforge.kernel.files import JsonLinesAppender
 from nasforge.kernel.result import Trial
+from nasforge.run.advice import advised, resume_advice
 
 FILENAME = "journal.jsonl"
 FORMAT = "nasforge-journal/1"
@@ -86,9 +90,13 @@ class JournalWriter:
         try:
             self._out.append(record)
         except OSError as exc:
-            raise JournalError(
+            python, cli = resume_advice(self.path.parent)
+            raise advised(
+                JournalError,
                 f"cannot append to {self.path}: {exc.strerror or exc} (the journal is intact up to its "
-                f"last whole record: fix the cause, then `nasforge resume {self.path.parent}`)"
+                "last whole record: fix the cause, then {advice})",
+                python=python,
+                cli=cli,
             ) from exc
 
     def header(self, header: dict[str, Any]) -> None:
@@ -217,9 +225,11 @@ class JournalReader:
         text = _read_text(path)
         records = list(_records(path, text))
         if not records and _is_unstarted_text(text):
-            raise JournalError(
-                f"{path} is empty: the run was killed before it began; start it again "
-                f"(`nasforge search ... --run-dir {path.parent}`)"
+            raise advised(
+                JournalError,
+                f"{path} is empty: the run was killed before it began; start it again ({{advice}})",
+                python=f"nasforge.api.search(..., run_dir={str(path.parent)!r})",
+                cli=f"`nasforge search ... --run-dir {path.parent}`",
             )
         if not records or records[0][1].get("type") != "header":
             raise JournalError(f"{path} does not start with a nasforge journal header")

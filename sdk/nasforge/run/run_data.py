@@ -7,6 +7,10 @@ in-memory name (``memory:NAME``) whose data the caller passes again to resume. T
 journal header records the data's name, digest and sample shape; a resume loads the data
 again and refuses, in one line, data whose digest differs (an edited file, other
 arrays), since the journal's trials were measured on what was recorded.
+
+Named apart from :mod:`nasforge.kernel.datasets` (data as the contracts see it) and
+:mod:`nasforge.run.builtin_datasets` (the core's own datasets): this module holds a run's
+choice of data and its record.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from typing import Any
 
 from nasforge.kernel.datasets import ComponentLookup, TensorData, is_data_path, load_dataset
 from nasforge.kernel.errors import JournalError, NasforgeError, UnknownNameError
-from nasforge.run.data.user_arrays import DataError, user_data
+from nasforge.run.builtin_datasets.user_arrays import DataError, user_data
 
 #: How a spec names data given in memory to the Python API.
 IN_MEMORY = "memory:"

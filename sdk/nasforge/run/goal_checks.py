@@ -4,6 +4,10 @@ A goal naming a number the evaluator never measures is refused before any trial
 (:func:`check_declared`), or at its first successful result when the evaluator declares
 nothing (:func:`check_measured`); readers without plugins (inspect, export, reports) take
 the goal a journal's run searched under from its header (:func:`goal_of_header`).
+
+Named apart from :mod:`nasforge.kernel.objectives`, which parses a goal and ranks results
+by it (a value strategies receive): checking it against an evaluator and a journal is the
+run's business.
 """
 
 from __future__ import annotations

@@ -4,6 +4,9 @@ Only one process writes a run directory at a time (:mod:`nasforge.run.run_lock`)
 whose journal has ended is only read, so it can be re-read from read-only media. A new
 run that ends before its first trial (refused, interrupted, a budget too small for one
 trial) leaves nothing behind that looks like a run.
+
+Named for the directory it holds; the journal file's format, reading and writing are
+:mod:`nasforge.run.journal_file`.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from typing import Any
 from rich.console import Console
 
 from nasforge.kernel.result import Trial
-from nasforge.run.journal import JournalWriter, journal_path
+from nasforge.run.journal_file import JournalWriter, journal_path
 from nasforge.run.replay import Replay
 from nasforge.run.run_lock import RunLock
 

@@ -5,6 +5,9 @@ thesis; NES's final training), so an export or an evaluation has trained network
 search ranks members with shared or briefly trained weights, which is not what a user
 deploys. :func:`evaluate_members` asks an evaluator (a tabular benchmark) what it says of
 each member, beside the search's own scores.
+
+Named apart from :mod:`nasforge.kernel.ensemble`, the value an ensemble search ends in:
+training and evaluating its members needs data, training loops and evaluators, the run's.
 """
 
 from __future__ import annotations

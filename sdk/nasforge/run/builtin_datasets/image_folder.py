@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from nasforge.kernel.optional import require
-from nasforge.run.data.user_arrays import DataError, UserData, user_data
+from nasforge.run.builtin_datasets.user_arrays import DataError, UserData, user_data
 
 #: The suffixes of files read as images (torchvision's ImageFolder list).
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".ppm", ".bmp", ".pgm", ".tif", ".tiff", ".webp")

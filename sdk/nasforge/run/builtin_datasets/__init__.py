@@ -1,21 +1,25 @@
 """The core's own datasets, registered by its built-in plugin like any plugin's.
 
 Built in: sklearn's bundled ``digits``; ``mnist1d`` (MNIST-1D, generated offline by its
-package: a small benchmark on which architectures differ, :mod:`nasforge.run.data.mnist1d`);
+package: a small benchmark on which architectures differ, :mod:`nasforge.run.builtin_datasets.mnist1d`);
 ``gaussian`` (random data, random labels: the data-agnostic mode); ``digits-random-labels``
 (label-agnostic); ``cifar10``/``cifar100`` only from a copy the user has on disk
-(:mod:`nasforge.run.data.cifar`); ``files``, the user's own tensor file or image folder,
-given by its path (:mod:`nasforge.run.data.user_files`).
+(:mod:`nasforge.run.builtin_datasets.cifar`); ``files``, the user's own tensor file or image folder,
+given by its path (:mod:`nasforge.run.builtin_datasets.user_files`).
+
+Named apart from :mod:`nasforge.kernel.datasets` (data as the contracts see it, and how
+a name is looked up) and :mod:`nasforge.run.run_data` (which data a run trains on, as its
+journal records it): this package holds the core's own datasets.
 """
 
 from nasforge.kernel.datasets import FILES_DATASET, DatasetSource
-from nasforge.run.data.bundled import (
+from nasforge.run.builtin_datasets.bundled import (
     load_digits,
     load_digits_random_labels,
     load_gaussian,
     with_random_labels,
 )
-from nasforge.run.data.cifar import (
+from nasforge.run.builtin_datasets.cifar import (
     BATCHES_DIR,
     CIFAR10,
     CIFAR100,
@@ -25,9 +29,9 @@ from nasforge.run.data.cifar import (
     cifar_loader,
     read_cifar,
 )
-from nasforge.run.data.mnist1d import load_mnist1d
-from nasforge.run.data.user_arrays import DataError, UserData, user_data
-from nasforge.run.data.user_files import load_files, read_user_data
+from nasforge.run.builtin_datasets.mnist1d import load_mnist1d
+from nasforge.run.builtin_datasets.user_arrays import DataError, UserData, user_data
+from nasforge.run.builtin_datasets.user_files import load_files, read_user_data
 
 BUILTIN_DATASETS = (
     DatasetSource("digits", "sklearn's bundled 8x8 handwritten digits, 10 classes", load_digits),

@@ -14,6 +14,9 @@ A worker that dies mid-evaluation (killed, out of memory, a crashed node) must n
 the search: a parallel executor runs its trial again, up to ``retries`` times, records how
 often in the result's ``metadata["retries"]`` (:func:`with_retries`), and makes a trial
 that still kills its worker a failed result (:func:`worker_died`).
+
+Named for what it holds, the contract: the executors themselves (in-process, a process
+pool) and the options that choose one belong to the run, in :mod:`nasforge.run.executors`.
 """
 
 from __future__ import annotations
@@ -85,10 +88,10 @@ def worker_died(error: str, runs: int) -> Result:
 class Executor(abc.ABC):
     """Evaluates genotypes: a batch with ``map``, or one by one with ``submit``.
 
-    Constructed as ``cls(workers=N, **options)``: ``retries`` where it reruns trials
-    whose worker died, and its own keyword options (a cluster's address, each trial's
-    resources), which reach it from ``--executor-option KEY=VALUE`` and from the flags it
-    declares in :attr:`flags`.
+    A run builds it as ``cls(workers=N, **options)`` (N: its run context's
+    ``parallelism.workers``): ``retries`` where it reruns trials whose worker died, and
+    its own keyword options (a cluster's address, each trial's resources), which reach it
+    from ``--executor-option KEY=VALUE`` and from the flags it declares in :attr:`flags`.
     """
 
     name: ClassVar[str]
@@ -98,6 +101,7 @@ class Executor(abc.ABC):
     #: executor, when the run uses another.
     flags: ClassVar[dict[str, str]] = {}
     workers: int = 1
+    context_fields: ClassVar[frozenset[str]] = frozenset()
 
     @abc.abstractmethod
     def map(self, evaluator: Evaluator, genotypes: Sequence[Genotype | Proposal]) -> list[Result]:

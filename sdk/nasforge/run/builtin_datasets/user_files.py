@@ -3,8 +3,8 @@
 :func:`nasforge.kernel.datasets.load_dataset` hands it every name that is no registered
 dataset but reads as a path, so ``--train-data data/train.npz`` and ``--train-data
 photos/`` work wherever a dataset name does. A folder is read as an image folder
-(:mod:`nasforge.run.data.image_folder`), a file by its suffix
-(:mod:`nasforge.run.data.tensor_files`).
+(:mod:`nasforge.run.builtin_datasets.image_folder`), a file by its suffix
+(:mod:`nasforge.run.builtin_datasets.tensor_files`).
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from nasforge.kernel.datasets import FILES_DATASET, TensorData
-from nasforge.run.data.image_folder import read_image_folder
-from nasforge.run.data.tensor_files import read_tensor_file
-from nasforge.run.data.user_arrays import DataError, UserData
+from nasforge.run.builtin_datasets.image_folder import read_image_folder
+from nasforge.run.builtin_datasets.tensor_files import read_tensor_file
+from nasforge.run.builtin_datasets.user_arrays import DataError, UserData
 
 
 def read_user_data(path: str) -> UserData:

@@ -3,6 +3,9 @@
 A trial evaluated below the evaluator's full budget, or stopped early, is a cheap guess:
 the run counts what it spent (:func:`fidelity_spent`) and picks its best among full
 evaluations (:func:`at_full`); reports and ``inspect`` show the same numbers.
+
+Named apart from :mod:`nasforge.kernel.fidelity`, the contract by which a strategy asks
+for a fidelity and an evaluator serves it: this module counts what a run's trials spent.
 """
 
 from __future__ import annotations

@@ -1,0 +1,99 @@
+"""The README is a front page and the site speaks to users: short, every link resolving,
+its table of components complete, and no word a user cannot resolve (an issue or
+note number, a project-internal path)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from nasforge.kernel.registry import get_registry
+from tests.conftest import TOY_PLUGIN
+from tests.docs.pages import DOCS, README, ROOT
+
+#: What a user must not meet: issue numbers, numbered sources, internal note codes, talk
+#: of borrowed machines, paths outside the repository (the words are matched whole).
+INTERNAL = re.compile(
+    r"\b(issue [0-9]+|seed 00[0-4]|research note|note A[0-9]+|lent|lease)\b|\.\./shared", re.IGNORECASE
+)
+#: Everything the site is built from, and the README.
+USER_FACING = sorted(
+    [README, ROOT / "CONTRIBUTING.md", ROOT / "mkdocs.yml"]
+    + [p for p in DOCS.rglob("*") if p.suffix in {".md", ".py", ".yml", ".html"}]
+)
+_LINK = re.compile(r"(?<!!)\[[^\]]+\]\(([^)\s]+)\)|!\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def test_the_readme_is_a_front_page() -> None:
+    lines = README.read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 200, f"README.md has {len(lines)} lines; move detail into docs/"
+
+
+@pytest.mark.parametrize("path", USER_FACING, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_internal_vocabulary(path: Path) -> None:
+    hits = [
+        f"{path.relative_to(ROOT)}:{n}: {line.strip()}"
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if INTERNAL.search(line)
+    ]
+    assert not hits, "\n".join(hits)
+
+
+def test_the_vocabulary_check_finds_what_it_should() -> None:
+    for phrase in (
+        "see issue 24",
+        "Seed 001, chapter 5",
+        "the research note",
+        "note A14",
+        "lent",
+        "../shared/x",
+    ):
+        assert INTERNAL.search(phrase), phrase
+    for phrase in ("silent", "the least", "seed 0", "A14 paper size", "talented"):
+        assert not INTERNAL.search(phrase), phrase
+
+
+def test_the_set_up_commands_are_unchanged() -> None:
+    text = README.read_text(encoding="utf-8")
+    assert (
+        'pip install torch==2.13.0 && pip install -e ".[dev]" && (command -v chromium >/dev/null '
+        "|| (apt-get update -qq && apt-get install -y -qq chromium))\n"
+        "NASFORGE_REQUIRE_BROWSER=1 python -m pytest -q\n"
+    ) in text
+
+
+def test_readme_links_resolve() -> None:
+    for target in (a or b for a, b in _LINK.findall(README.read_text(encoding="utf-8"))):
+        if re.match(r"^[a-z]+:", target):
+            continue
+        path = (ROOT / target.partition("#")[0]).resolve()
+        assert path.exists(), f"README links to {target}, which does not exist"
+
+
+def test_the_table_of_components_is_complete() -> None:
+    """Every registered space, strategy, metric and evaluator has its line in the README
+    (a plugin that adds one adds its line), and no line names one that does not exist."""
+    registry = get_registry()
+    listed = {
+        (kind, name)
+        for kind, name in re.findall(
+            r"^\| (space|strategy|metric|evaluator) \| `([^`]+)` \|", README.read_text(encoding="utf-8"), re.M
+        )
+    }
+    registered = {
+        (kind, name)
+        for kind in ("space", "strategy", "metric", "evaluator")
+        for name in registry.names(kind)
+        if registry.origin(kind, name) != TOY_PLUGIN  # the conformance kits' toy, loaded by the tests
+    }
+    assert listed == registered, (sorted(registered - listed), sorted(listed - registered))
+
+
+def test_every_page_is_in_the_navigation() -> None:
+    nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8").split("\nnav:", 1)[1]
+    in_nav = set(re.findall(r"([\w/.-]+\.md)\s*$", nav, flags=re.M))
+    pages = {str(p.relative_to(DOCS)) for p in DOCS.rglob("*.md")}
+    generated = {"reference/cli.md", "plugin-authors/guide.md"}
+    assert pages | generated == in_nav, (sorted(in_nav - pages - generated), sorted(pages - in_nav))
