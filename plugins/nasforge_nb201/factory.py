@@ -18,6 +18,7 @@ stale weights.
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Sequence
 from typing import cast
 
@@ -60,6 +61,18 @@ class NB201NetworkFactory:
         self._plan.append(_leaves(net.lastact) + _leaves(net.classifier))
 
     def build(self, g: Genotype | Sequence[str], seed: int) -> NB201Network:
+        net, leaves = self._arrange(g)
+        _redraw(leaves, torch.Generator().manual_seed(int(seed)))
+        return net
+
+    def arrange(self, g: Genotype | Sequence[str]) -> NB201Network:
+        """The network of ``g`` with whatever weights its modules hold, nothing drawn: for a
+        scorer that loads weights built elsewhere (a sweep's worker) into it."""
+        return self._arrange(g)[0]
+
+    def _arrange(self, g: Genotype | Sequence[str]) -> tuple[NB201Network, list[nn.Module]]:
+        """The reused network with ``g``'s edge modules slotted in, in train mode; its
+        parametrised leaves in the order a fresh build draws them."""
         ops = cast("tuple[str, ...]", tuple(g.choices if isinstance(g, Genotype) else g))  # checked next
         check_ops(ops)
         net = self.network
@@ -71,10 +84,9 @@ class NB201NetworkFactory:
         for cell in self.cells:
             cell.ops = ops  # type: ignore[assignment]
         net.ops = ops
-        _redraw(leaves, torch.Generator().manual_seed(int(seed)))
         for m in modules:  # train mode, as a new module is (a metric may have left one in eval)
             m.__dict__["training"] = True
-        return net
+        return net, leaves
 
     def _slot_edges(self, i: int, ops: tuple[str, ...], modules: list[nn.Module]) -> list[nn.Module]:
         """Slot the op modules of cell ``i`` in (adding them to ``modules``); their
@@ -109,10 +121,31 @@ def _leaves(module: nn.Module) -> list[nn.Module]:
     return out
 
 
+def _bounds(m: nn.Conv2d | nn.Linear) -> tuple[float, float | None]:
+    """The uniform bounds ``reset_parameters`` draws ``m``'s weight and bias from, computed
+    as ``kaiming_uniform_(a=sqrt(5))`` and the bias init compute them (the same floats, so
+    the same draws): once per module, not per network."""
+    bounds = _BOUNDS.get(m)
+    if bounds is None:
+        fan_in, _ = init._calculate_fan_in_and_fan_out(m.weight)
+        gain = init.calculate_gain("leaky_relu", math.sqrt(5))
+        weight = math.sqrt(3.0) * (gain / math.sqrt(fan_in))
+        bias = None
+        if m.bias is not None:
+            bias = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+        bounds = _BOUNDS[m] = (weight, bias)
+    return bounds
+
+
+#: Per reused module, its bounds (weak: a factory's modules go with it).
+_BOUNDS: weakref.WeakKeyDictionary[nn.Module, tuple[float, float | None]] = weakref.WeakKeyDictionary()
+
+
 def _redraw(leaves: list[nn.Module], gen: torch.Generator) -> None:
-    """torch's default init of each leaf, in order, from ``gen``: the same calls
+    """torch's default init of each leaf, in order, from ``gen``: the same draws
     ``reset_parameters`` makes (kaiming-uniform with a=sqrt(5) for weights, U(+-1/sqrt(fan_in))
-    for biases, BN to ones/zeros), so the draws match a seeded fresh build exactly."""
+    for biases, BN to ones/zeros), so the weights match a seeded fresh build exactly. The
+    bounds are computed once per module (:func:`_bounds`); the draws are most of the cost."""
     zeros: list[torch.Tensor] = []
     ones: list[torch.Tensor] = []
     with torch.no_grad():
@@ -127,12 +160,11 @@ def _redraw(leaves: list[nn.Module], gen: torch.Generator) -> None:
                     _fresh(m.bias)
                 continue
             m = cast("nn.Conv2d | nn.Linear", m)  # what _leaves keeps besides BN
-            init.kaiming_uniform_(m.weight, a=math.sqrt(5), generator=gen)
+            weight, bias = _bounds(m)
+            m.weight.uniform_(-weight, weight, generator=gen)
             _fresh(m.weight)
-            if m.bias is not None:
-                fan_in, _ = init._calculate_fan_in_and_fan_out(m.weight)
-                bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-                init.uniform_(m.bias, -bound, bound, generator=gen)
+            if bias is not None and m.bias is not None:
+                m.bias.uniform_(-bias, bias, generator=gen)
                 _fresh(m.bias)
         torch._foreach_zero_(zeros)
         torch._foreach_zero_(ones)
@@ -141,8 +173,10 @@ def _redraw(leaves: list[nn.Module], gen: torch.Generator) -> None:
 
 def _fresh(p: torch.Tensor) -> None:
     """A parameter as a new module has it: trainable, no gradient."""
-    p.grad = None
-    p.requires_grad_(True)
+    if p.grad is not None:
+        p.grad = None
+    if not p.requires_grad:
+        p.requires_grad_(True)
 
 
 __all__ = ["NB201NetworkFactory"]

@@ -27,6 +27,7 @@ from nasforge.kernel.search_space import (
     MUTATE,
     NEIGHBOURS,
     SAMPLE,
+    STACK,
     SUPERNET,
     SearchSpace,
 )
@@ -34,6 +35,7 @@ from nasforge_nb201 import arch
 from nasforge_nb201.factory import NB201NetworkFactory
 from nasforge_nb201.macro import MacroConfig
 from nasforge_nb201.network import NB201Network, build
+from nasforge_nb201.stack import NB201Stack
 from nasforge_nb201.supernet import NB201Supernet, supernet
 from nasforge_nb201.table import load_table
 
@@ -47,7 +49,7 @@ class NB201Space(SearchSpace):
     name: ClassVar[str] = arch.SPACE_NAME
     version: ClassVar[str] = arch.SPACE_VERSION
     capabilities: ClassVar[frozenset[str]] = frozenset(
-        {SAMPLE, MUTATE, NEIGHBOURS, ENCODE, ENUMERATE, BUILD, SUPERNET, DECISIONS}
+        {SAMPLE, MUTATE, NEIGHBOURS, ENCODE, ENUMERATE, BUILD, SUPERNET, DECISIONS, STACK}
     )
     op_names: ClassVar[tuple[str, ...]] = arch.OP_NAMES
 
@@ -142,6 +144,13 @@ class NB201Space(SearchSpace):
         same networks as :meth:`build` under a seed, ~10x faster); ``cfg`` as for build."""
         check_options("nb201 network", build, cfg, accepted=BUILD_OPTIONS)
         return NB201NetworkFactory(MacroConfig(**cfg))  # type: ignore[arg-type]
+
+    def network_stack(self, cells: int, *, dtype: torch.dtype = torch.float32, **cfg: object) -> NB201Stack:
+        """``cells`` networks as one module of grouped convolutions, for batched scoring
+        (the same networks as :meth:`build` gives, weights copied in from them); ``cfg``
+        as for build."""
+        check_options("nb201 network", build, cfg, accepted=BUILD_OPTIONS)
+        return NB201Stack(cells, MacroConfig(**cfg), dtype)  # type: ignore[arg-type]
 
     def supernet(self, **cfg: object) -> NB201Supernet:
         """Weight-sharing network with ``alphas`` of shape (6, 5); same ``cfg`` as build."""

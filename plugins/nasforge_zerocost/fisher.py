@@ -23,13 +23,21 @@ The thesis defines no Fisher formula (it cites Turner et al. and runs the zero-c
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, cast
 
 import torch
 
 from nasforge.kernel.metric import MetricInfo
 from nasforge.tools.backends import batch_norm_mode
-from nasforge.tools.scoring import LAYER_GRADS, MainPass, SharedPasses, SharedPassMetric
+from nasforge.tools.scoring import (
+    LAYER_GRADS,
+    MainPass,
+    SharedPasses,
+    SharedPassMetric,
+    StackedPasses,
+    layer_sum,
+    per_cell_scores,
+)
 from nasforge_zerocost.modes import in_train_mode, train_mode
 
 
@@ -76,6 +84,11 @@ class Fisher(SharedPassMetric):
         fan_in = main.layer_fan_in or ()
         return float(sum(fan * float(s.sum()) for fan, s in zip(fan_in, saliencies, strict=True)))
 
+    def score_stacked(self, passes: StackedPasses) -> list[float]:
+        """Every network of a stack: each layer output's channel saliencies per network,
+        times the layer's fan-in, summed."""
+        return _stacked_saliency(self, passes, spread=True)
+
 
 class FisherChannel(SharedPassMetric):
     """Σ_layers Σ_channels ½·mean_n(Σ_spatial a ⊙ ∂L/∂a)², each channel counted once.
@@ -97,3 +110,25 @@ class FisherChannel(SharedPassMetric):
         return float(
             sum(float(s.sum()) for s in channel_saliencies(train_mode_pass(passes, self.requirements)))
         )
+
+    def score_stacked(self, passes: StackedPasses) -> list[float]:
+        """Every network of a stack: each layer output's channel saliencies per network, summed."""
+        return _stacked_saliency(self, passes, spread=False)
+
+
+def _stacked_saliency(metric: SharedPassMetric, passes: StackedPasses, *, spread: bool) -> list[float]:
+    """Σ over each network's layer outputs of its channels' saliencies (times the layer's
+    fan-in where ``spread``), every network of a stack at once; a stack not in train mode
+    goes network by network (``train_mode_pass`` switches each, as the reference does)."""
+    if not in_train_mode(passes.module):
+        return per_cell_scores(metric, passes)
+    main = passes.main(metric.requirements)
+    k = passes.count
+    layers, values = [], []
+    for m, act, grad in main.outputs or ():
+        prod = act * grad
+        per_channel = prod.sum(dim=tuple(range(2, prod.ndim))) if prod.ndim > 2 else prod
+        saliency = 0.5 * per_channel.reshape(per_channel.shape[0], k, -1).pow(2).mean(0).sum(1)
+        layers.append(m)
+        values.append(saliency.double() * (int(cast(torch.Tensor, m.weight)[0].numel()) if spread else 1))
+    return layer_sum(passes, layers, values).tolist()

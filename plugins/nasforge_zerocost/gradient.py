@@ -12,7 +12,14 @@ from __future__ import annotations
 from typing import ClassVar
 
 from nasforge.kernel.metric import MetricInfo
-from nasforge.tools.scoring import HESSIAN_GRAD, WEIGHT_GRADS, SharedPasses, SharedPassMetric
+from nasforge.tools.scoring import (
+    HESSIAN_GRAD,
+    WEIGHT_GRADS,
+    SharedPasses,
+    SharedPassMetric,
+    StackedPasses,
+    layer_sum,
+)
 
 
 class GradNorm(SharedPassMetric):
@@ -33,6 +40,15 @@ class GradNorm(SharedPassMetric):
         assert main.weight_grads is not None
         return float(sum(g.norm() for g in main.weight_grads))
 
+    def score_stacked(self, passes: StackedPasses) -> list[float]:
+        """Every network of a stack: each layer's gradient norm per network, summed."""
+        main = passes.main(self.requirements)
+        assert main.weight_grads is not None
+        k = passes.count
+        return layer_sum(
+            passes, main.layers, [g.reshape(k, -1).norm(dim=1) for g in main.weight_grads]
+        ).tolist()
+
 
 class Snip(SharedPassMetric):
     """Σ |θ ⊙ ∂L/∂θ| over Conv/Linear weights (SNIP connection sensitivity, zero-cost form;
@@ -51,6 +67,16 @@ class Snip(SharedPassMetric):
         main = passes.main(self.requirements)
         assert main.weight_grads is not None
         return float(sum((w * g).abs().sum() for w, g in zip(main.weights, main.weight_grads, strict=True)))
+
+    def score_stacked(self, passes: StackedPasses) -> list[float]:
+        """Every network of a stack: each layer's Σ|θ ⊙ g| per network, summed."""
+        main = passes.main(self.requirements)
+        assert main.weight_grads is not None
+        k = passes.count
+        per_layer = [
+            (w * g).abs().reshape(k, -1).sum(1) for w, g in zip(main.weights, main.weight_grads, strict=True)
+        ]
+        return layer_sum(passes, main.layers, per_layer).tolist()
 
 
 class Grasp(SharedPassMetric):
@@ -78,3 +104,13 @@ class Grasp(SharedPassMetric):
         main = passes.main(self.requirements)
         assert main.hessian_grad is not None
         return float(sum((-w * hg).sum() for w, hg in zip(main.weights, main.hessian_grad, strict=True)))
+
+    def score_stacked(self, passes: StackedPasses) -> list[float]:
+        """Every network of a stack: each layer's Σ -θ ⊙ Hg per network, summed."""
+        main = passes.main(self.requirements)
+        assert main.hessian_grad is not None
+        k = passes.count
+        per_layer = [
+            (-w * hg).reshape(k, -1).sum(1) for w, hg in zip(main.weights, main.hessian_grad, strict=True)
+        ]
+        return layer_sum(passes, main.layers, per_layer).tolist()

@@ -7,7 +7,7 @@ from typing import ClassVar
 import torch
 
 from nasforge.kernel.metric import MetricInfo
-from nasforge.tools.scoring import RELU_KERNEL, SharedPasses, SharedPassMetric
+from nasforge.tools.scoring import RELU_KERNEL, SharedPasses, SharedPassMetric, StackedPasses
 
 
 class Naswot(SharedPassMetric):
@@ -29,3 +29,10 @@ class Naswot(SharedPassMetric):
         assert main.relu_kernel is not None
         sign, logabs = torch.linalg.slogdet(main.relu_kernel)
         return float(logabs) if float(sign) != 0.0 else float("-inf")
+
+    def score_stacked(self, passes: StackedPasses) -> list[float]:
+        """Every network of a stack: one batched log-determinant."""
+        main = passes.main(self.requirements)
+        assert main.relu_kernel is not None
+        sign, logabs = torch.linalg.slogdet(main.relu_kernel)
+        return torch.where(sign != 0, logabs, torch.full_like(logabs, float("-inf"))).tolist()

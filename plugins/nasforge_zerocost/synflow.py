@@ -11,7 +11,7 @@ from torch.nn.modules.conv import _ConvNd
 
 from nasforge.kernel.metric import MetricInfo
 from nasforge.tools.backends import is_monotone, prunable_layers
-from nasforge.tools.scoring import SharedPasses, SharedPassMetric
+from nasforge.tools.scoring import SharedPasses, SharedPassMetric, StackedPasses
 from nasforge_zerocost.modes import batch_norm_removed
 
 
@@ -72,9 +72,30 @@ class Synflow(SharedPassMetric):
             sum((w.detach() * g).abs().sum() for w, g in zip(live, grads, strict=True) if g is not None)
         )
 
+    def score_stacked(self, passes: StackedPasses) -> list[float]:
+        """Every network of a stack at once: the forward-only path on the stacked module
+        (one all-ones input per network), each network's tangent logits summed. A stack
+        that does not promise monotone layers is refused (scored network by network)."""
+        model = passes.module
+        if not is_monotone(model):
+            raise TypeError("synflow scores stacks of monotone networks only")
+        x = passes.batch[0]
+        ones = torch.ones((1, passes.count, *x.shape[1:]), dtype=torch.float64, device=x.device)
+        out = _tangent_forward(model, torch.cat([ones, torch.zeros_like(ones)]))
+        return [float(v) for v in out[1].sum(dim=-1).cpu()]
+
 
 def _forward_only(model: torch.nn.Module, x: torch.Tensor) -> float:
-    """The score of a monotone network: the tangent half of a batch-2 forward, no graph.
+    """The score of a monotone network: the tangent half of a batch-2 forward, no graph."""
+    ones = torch.ones((1, *x.shape[1:]), dtype=torch.float64, device=x.device)
+    pair = torch.cat([ones, torch.zeros_like(ones)])
+    if pair.dim() == 4:  # NHWC: CPU average pooling is ~4x faster on it (equal to rounding)
+        pair = pair.contiguous(memory_format=torch.channels_last)
+    return float(_tangent_forward(model, pair)[1].sum())
+
+
+def _tangent_forward(model: torch.nn.Module, pair: torch.Tensor) -> torch.Tensor:
+    """The output of a monotone network on (input, tangent), no graph.
 
     With BatchNorm silenced (:func:`batch_norm_removed`), one walk over the modules swaps
     every other parameter for its float64 absolute value (and floating buffers for float64
@@ -104,13 +125,8 @@ def _forward_only(model: torch.nn.Module, x: torch.Tensor) -> float:
                 if isinstance(m, _ConvNd | torch.nn.Linear):
                     handles.append(m.register_forward_pre_hook(_tangent_in))
                     handles.append(m.register_forward_hook(_tangent_out))
-            ones = torch.ones((1, *x.shape[1:]), dtype=torch.float64, device=x.device)
-            pair = torch.cat([ones, torch.zeros_like(ones)])
-            if pair.dim() == 4:  # NHWC: CPU average pooling is ~4x faster on it (equal to rounding)
-                pair = pair.contiguous(memory_format=torch.channels_last)
             with torch.no_grad():
-                out = model(pair)
-            return float(out[1].sum())
+                return model(pair)
     finally:
         for h in handles:
             h.remove()

@@ -31,6 +31,7 @@ ENUMERATE = "enumerate"
 BUILD = "build"
 SUPERNET = "supernet"
 DECISIONS = "decisions"
+STACK = "stack"
 
 
 @runtime_checkable

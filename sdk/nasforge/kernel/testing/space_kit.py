@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
+from functools import partial
 from typing import Any
 
 import pytest
@@ -23,6 +24,7 @@ from safetensors.torch import load_file, save_file
 from nasforge.kernel.decisions import decisions_of, genotype_of, values_of
 from nasforge.kernel.errors import CapabilityError, InvalidGenotypeError
 from nasforge.kernel.genotype import Genotype
+from nasforge.kernel.network_stack import stacking
 from nasforge.kernel.search_space import (
     BUILD,
     DECISIONS,
@@ -31,6 +33,7 @@ from nasforge.kernel.search_space import (
     MUTATE,
     NEIGHBOURS,
     SAMPLE,
+    STACK,
     SUPERNET,
     SearchSpace,
 )
@@ -38,7 +41,7 @@ from nasforge.kernel.seeding import seeded_build, seeded_generator
 from nasforge.kernel.testing.context_checks import require_buildable
 
 N_SAMPLES = 8
-KNOWN_CAPABILITIES = {SAMPLE, MUTATE, NEIGHBOURS, ENCODE, ENUMERATE, BUILD, SUPERNET, DECISIONS}
+KNOWN_CAPABILITIES = {SAMPLE, MUTATE, NEIGHBOURS, ENCODE, ENUMERATE, BUILD, SUPERNET, DECISIONS, STACK}
 
 
 def samples(space: SearchSpace, n: int = N_SAMPLES, seed: int = 0) -> list[Genotype]:
@@ -233,3 +236,28 @@ class SearchSpaceConformance:
             f"the network maps a batch of {input_shape[0]} to an output of shape {tuple(out.shape)}"
         )
         assert torch.isfinite(out).all(), f"the network of {g} gives non-finite outputs"
+
+    def test_stack_runs_each_network(
+        self, space: SearchSpace, build_kwargs: dict[str, Any], input_shape: tuple[int, ...]
+    ) -> None:
+        """A stack of networks (batched scoring) gives each network's own outputs, from
+        each network's own weights, in float64; a sub-stack is a view of the same weights."""
+        if STACK not in space.capabilities:
+            return None  # an optional method: nothing to check
+        gs = samples(space, 3, seed=1)
+        stack = stacking(space).network_stack(len(gs), dtype=torch.float64, **build_kwargs)
+        arena = torch.zeros(stack.nbytes, dtype=torch.uint8)
+        nets = [seeded_build(partial(space.build, g, **build_kwargs), i).train() for i, g in enumerate(gs)]
+        for i, (g, net) in enumerate(zip(gs, nets, strict=True)):
+            stack.pack(i, g, net, arena)
+        x = torch.randn(*input_shape, generator=seeded_generator(0), dtype=torch.float64)
+        module = stack.module(arena)
+        stack.arrange(module, gs)
+        with torch.no_grad():
+            out = module(x[:, None].expand(x.shape[0], len(gs), *x.shape[1:]))
+            tail = stack.module(arena, 1, 2)
+            stack.arrange(tail, gs[1:])
+            part = tail(x[:, None].expand(x.shape[0], 2, *x.shape[1:]))
+            for k, net in enumerate(nets):
+                torch.testing.assert_close(out[:, k], net.double()(x), rtol=1e-9, atol=1e-12)
+        torch.testing.assert_close(part, out[:, 1:], rtol=1e-9, atol=1e-12)

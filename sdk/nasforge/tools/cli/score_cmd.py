@@ -159,10 +159,15 @@ def _runner(
 ) -> SweepExecutor:
     """The sweep's runner, made before any work so a bad choice (or an unreachable
     cluster) fails in one line at once, not after the sample is drawn and looked up;
-    forked local workers inherit the sweep's network factory, made here once."""
+    forked local workers inherit the sweep's network factory, made here once.
+
+    On a GPU, ``--workers N`` alone means N local processes that build networks for this
+    process, which scores them on the device (never a CUDA context per worker)."""
     from nasforge.tools.scoring.parallel import make_sweep_executor
     from nasforge.tools.scoring.sweep import prepare_sweep
 
+    if executor == "inprocess" and workers not in (None, 1) and _on_gpu(device):
+        executor = "process"
     return make_sweep_executor(
         executor,
         workers=workers,
@@ -170,6 +175,16 @@ def _runner(
         registry=registry,
         prepare=prepare_sweep(space, parse_options(build_option), device),
     )
+
+
+def _on_gpu(device: str) -> bool:
+    """Whether ``device`` names a GPU (a malformed one is refused later, in one line)."""
+    import torch
+
+    try:
+        return torch.device(device).type != "cpu"
+    except (RuntimeError, TypeError, ValueError):
+        return False
 
 
 def _whole_space(sp: Any, space: str) -> list[Any]:
@@ -230,7 +245,9 @@ def score(
 
     NaN or inf scores are flagged, not fatal. Scores are cached by genotype, metric, seed,
     data and build options, so a rerun costs nothing. --executor process --workers N
-    scores on N cores (the same numbers).
+    scores on N cores (the same numbers). With --device cuda this process scores on the
+    GPU while --workers N processes build the networks (several at once per launch where
+    the space and metric allow it).
     """
     from nasforge.tools.scoring import sample_genotypes, score_genotypes
 

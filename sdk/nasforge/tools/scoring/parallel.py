@@ -217,6 +217,11 @@ class ProcessSweep(SweepExecutor):
             for future in futures:  # an error or an interrupt: drop what has not started
                 future.cancel()
 
+    def submit(self, fn: Callable[..., T], *args: Any) -> cf.Future[T]:
+        """``fn(*args)`` on one of the workers: a device sweep's builders run this way
+        (:mod:`nasforge.tools.scoring.pipeline`), while this process scores."""
+        return self._pool.submit(fn, *args)
+
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
 

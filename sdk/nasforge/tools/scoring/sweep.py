@@ -7,11 +7,10 @@ the cache is read before and written after, in the calling process only.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-import pickle
-import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import attrs
@@ -20,13 +19,13 @@ import torch
 
 from nasforge.kernel.converters import to_tuple
 from nasforge.kernel.device import resolve_device
+from nasforge.kernel.errors import OptionError
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.metric import Metric, MetricContext, MetricInfo, PopulationMetric
 from nasforge.kernel.network_factory import (
     NetworkFactory,
     SeededNetworkFactory,
     build_network,
-    network_factory,
 )
 from nasforge.kernel.registry import Registry, get_registry
 from nasforge.kernel.run_context import RunContext
@@ -36,8 +35,17 @@ from nasforge.run.construction import build_component
 from nasforge.run.executors import executor_keywords
 from nasforge.tools.scoring.batch import DataSpec, fixed_batch
 from nasforge.tools.scoring.cache import ScoreCache, ScoreKey, space_config
+from nasforge.tools.scoring.factories import thread_factory as _factory
 from nasforge.tools.scoring.outcome import MetricScore
-from nasforge.tools.scoring.parallel import SweepExecutor, make_sweep_executor, map_chunks
+from nasforge.tools.scoring.parallel import (
+    InProcessSweep,
+    ProcessSweep,
+    SweepExecutor,
+    available_cpus,
+    make_sweep_executor,
+    map_chunks,
+)
+from nasforge.tools.scoring.pipeline import StageTimes, run_pipeline, stacking_for
 from nasforge.tools.scoring.scorer import metric_label, score_model
 from nasforge.tools.scoring.table import ScoreTable
 
@@ -74,32 +82,6 @@ def build_model(space: SearchSpace, g: Genotype, *, seed: int, build: dict[str, 
     return seeded_build(lambda: build_network(space, g, build), seed)
 
 
-#: This thread's network factories, by space and build options: made once, reused by every
-#: chunk (in-process sweeps run one chunk per genotype; a worker unpickles a new space
-#: object with every chunk, so the key is the space's pickled state, not its identity).
-#: Per thread, because a factory hands out one network object: two sweeps on two threads
-#: must not share it. A few, least recent dropped; each entry holds its space.
-_LOCAL = threading.local()
-
-
-def _factory(space: SearchSpace, build: dict[str, Any]) -> NetworkFactory:
-    factories: dict[tuple[bytes | int, str], tuple[SearchSpace, NetworkFactory]] = _LOCAL.__dict__.setdefault(
-        "factories", {}
-    )
-    try:
-        state: bytes | int = pickle.dumps(space)
-    except Exception:  # an unpicklable space (in-process only): by identity  # noqa: BLE001
-        state = id(space)
-    key = (state, json.dumps(build, sort_keys=True, default=str))
-    entry = factories.pop(key, None)
-    if entry is None or (isinstance(state, int) and entry[0] is not space):
-        entry = (space, network_factory(space, build))
-    factories[key] = entry  # (re)inserted last: the most recent
-    while len(factories) > 4:
-        del factories[next(iter(factories))]
-    return entry[1]
-
-
 def _sweep_factory(space: SearchSpace, build: dict[str, Any], device: str) -> NetworkFactory:
     """The space's fast factory on the CPU (it re-draws weights in place, on the CPU; made
     once per process and reused); a fresh seeded build elsewhere. Both give the same
@@ -114,9 +96,11 @@ def prepare_sweep(
 ) -> Callable[[], None]:
     """What a process pool forked for a sweep of ``space``'s networks should inherit: this
     process's network factory for ``build``, made once before the fork (each worker made
-    its own while the sweep waited). Pass it as ``make_sweep_executor(..., prepare=...)``."""
+    its own while the sweep waited). Pass it as ``make_sweep_executor(..., prepare=...)``.
+    (On a GPU the workers build on the CPU for the scoring process: the CPU factory.)"""
 
     def prepare() -> None:
+        _factory(space, dict(build or {}))
         _sweep_factory(space, dict(build or {}), device)
 
     return prepare
@@ -183,6 +167,9 @@ def score_genotypes(
     workers: int | None = None,
     executor_options: dict[str, Any] | None = None,
     per_task: int | None = None,
+    pipeline: bool | None = None,
+    stack: int | None = None,
+    stages: StageTimes | None = None,
     **moved: Any,
 ) -> ScoreTable:
     """Score every genotype under every metric; never raises for a bad architecture.
@@ -203,6 +190,17 @@ def score_genotypes(
     runner gives the same scores: the same networks from the same seed on the same batch.
     ``per_task`` genotypes travel per task (default: a few chunks per worker). The cache
     is read and written here, in the calling process, only.
+
+    On a GPU (``device="cuda"``) a sweep in this process or a local pool is a pipeline
+    (:mod:`nasforge.tools.scoring.pipeline`): the ``workers`` processes build the networks
+    on the CPU and this process alone scores them on the device, never one CUDA context
+    per worker (in this process, a large sweep starts builder processes of its own, a
+    small one builds in a thread); ``pipeline=True`` runs it on the CPU too (the same
+    scores as any runner), ``False`` never. In the pipeline, where the space offers
+    network stacks, ``stack`` networks are scored at once as one module by the metrics
+    that score stacks (None: on a GPU the data-free ones, none on the CPU; 0: none);
+    their scores equal one network's up to rounding, and are cached apart. ``stages``, if
+    given, collects where the pipeline's time went.
     """
     runner = (
         executor
@@ -236,6 +234,9 @@ def score_genotypes(
             registry=registry,
             runner=runner,
             per_task=per_task,
+            pipeline=pipeline,
+            stack=stack,
+            stages=stages,
         )
     finally:
         if runner is not executor:
@@ -261,11 +262,13 @@ def _score(
     registry: Registry | None,
     runner: SweepExecutor,
     per_task: int | None,
+    pipeline: bool | None = None,
+    stack: int | None = None,
+    stages: StageTimes | None = None,
 ) -> ScoreTable:
     instances = resolve_metrics(metrics, registry=registry)
     fb = fixed_batch(data, batch_size=batch_size, seed=seed, labels=labels, registry=registry)
     build = dict(build or {})
-    build_key = json.dumps(build, sort_keys=True, default=str)
     store = ScoreCache(cache) if isinstance(cache, str | os.PathLike) else cache
     device = str(resolve_device(device))  # a bad or unavailable device: one line, before any work
     ctx = MetricContext(
@@ -273,26 +276,8 @@ def _score(
     )
     per_model = [m for m in instances if not m.info.population]
     columns = [metric_label(m) for m in instances]
-    # data-free metrics depend on the input shape only: their cache entries serve any data
-    shape_key = "shape:" + "x".join(str(d) for d in fb.x.shape[1:])
-    # the loss and the device type change the numbers too (a CUDA score is not a CPU one)
-    setting: dict[str, str] = {"loss": loss, "device": torch.device(device).type}
-    if setting["device"] == "cuda":  # scores before exact_float32 were TF32's: never serve those
-        setting["float32"] = "exact"
-    if space_config(space):  # a space's options change its networks (an option-free space keys as before)
-        setting["space"] = space_config(space)
-    settings = json.dumps(setting, sort_keys=True)
-    keys = {
-        metric_label(m): ScoreKey(
-            metric_label(m),
-            seed,
-            fb.digest() if m.info.needs_data else shape_key,
-            build_key,
-            version=m.info.version,
-            settings=settings,
-        )
-        for m in per_model
-    }
+    piped, stack_size, in_stacks = _pipeline_plan(space, per_model, device, runner, pipeline, stack, shared)
+    keys = _score_keys(space, per_model, fb, build, seed, loss, device, in_stacks)
     for g in genotypes:  # a foreign genotype fails before any work, not after hours of it
         space.validate(g)
     total = len(genotypes)
@@ -326,7 +311,19 @@ def _score(
             progress(done, total, chunk[-1][0])
 
     try:
-        scored = map_chunks(runner, score_chunk, job, items, per_task=per_task, on_chunk=finished)
+        if piped:
+            with _builders(runner, space, build, device, len(items)) as builders:
+                scored = run_pipeline(
+                    builders,
+                    job,
+                    items,
+                    stack=stack_size,
+                    stacked=in_stacks,
+                    on_chunk=finished,
+                    times=stages,
+                )
+        else:
+            scored = map_chunks(runner, score_chunk, job, items, per_task=per_task, on_chunk=finished)
     finally:  # an interrupted sweep keeps what it scored
         if store is not None:
             store.flush()
@@ -341,6 +338,92 @@ def _score(
             for r, v in zip(rows, np.asarray(values, dtype=float), strict=True):
                 r[label] = MetricScore(label, float(v))
     return ScoreTable(tuple(genotypes), tuple(columns), infos, tuple(rows), fb.describe())
+
+
+def _score_keys(
+    space: SearchSpace,
+    metrics: Sequence[Metric],
+    fb: Any,
+    build: dict[str, Any],
+    seed: int,
+    loss: str,
+    device: str,
+    stacked: frozenset[str],
+) -> dict[str, ScoreKey]:
+    """Each metric's cache key: everything its scores depend on besides the genotype."""
+    # data-free metrics depend on the input shape only: their cache entries serve any data
+    shape_key = "shape:" + "x".join(str(d) for d in fb.x.shape[1:])
+    # the loss and the device type change the numbers too (a CUDA score is not a CPU one)
+    setting: dict[str, str] = {"loss": loss, "device": torch.device(device).type}
+    if setting["device"] == "cuda":  # scores before exact_float32 were TF32's: never serve those
+        setting["float32"] = "exact"
+    if space_config(space):  # a space's options change its networks (an option-free space keys as before)
+        setting["space"] = space_config(space)
+    settings = json.dumps(setting, sort_keys=True)
+    # a stack's scores equal one network's up to rounding: kept apart from one network's
+    in_stacks = json.dumps({**setting, "stack": "grouped"}, sort_keys=True)
+    return {
+        metric_label(m): ScoreKey(
+            metric_label(m),
+            seed,
+            fb.digest() if m.info.needs_data else shape_key,
+            json.dumps(build, sort_keys=True, default=str),
+            version=m.info.version,
+            settings=in_stacks if metric_label(m) in stacked else settings,
+        )
+        for m in metrics
+    }
+
+
+def _pipeline_plan(
+    space: SearchSpace,
+    metrics: Sequence[Metric],
+    device: str,
+    runner: SweepExecutor,
+    pipeline: bool | None,
+    stack: int | None,
+    shared: bool,
+) -> tuple[bool, int, frozenset[str]]:
+    """Whether the sweep runs as a device pipeline, its networks per stack (0: none) and
+    the metrics scored in stacks.
+
+    Automatic on a GPU for this process and a local pool (a registered executor's workers
+    each score where they run); asked for, it needs one of those two."""
+    local = isinstance(runner, InProcessSweep | ProcessSweep)
+    if pipeline and not local:
+        raise OptionError(
+            f"the device pipeline builds in this process or a local pool, not on the {runner.name} executor"
+        )
+    size, labels = stacking_for(space, metrics, stack, device) if shared else (0, frozenset())
+    piped = pipeline if pipeline is not None else local and (torch.device(device).type != "cpu" or size > 0)
+    return (piped, size, labels) if piped else (False, 0, frozenset())
+
+
+#: A GPU sweep in this process builds in processes of its own from this many networks on:
+#: one builder thread makes ~200-300 NAS-Bench-201 networks a second, which a stacked
+#: synflow sweep outruns several times over.
+AUTO_BUILDERS_FROM = 256
+#: At most this many automatic builder processes (one CPU stays with the scoring process).
+AUTO_BUILDERS_MAX = 16
+
+
+@contextlib.contextmanager
+def _builders(
+    runner: SweepExecutor, space: SearchSpace, build: dict[str, Any], device: str, count: int
+) -> Iterator[ProcessSweep | None]:
+    """Who builds a pipeline's networks: the caller's pool; on a GPU, for a sweep of
+    :data:`AUTO_BUILDERS_FROM` networks or more, a pool of this machine's CPUs but one
+    (made here, closed after); else one thread of this process (None)."""
+    if isinstance(runner, ProcessSweep):
+        yield runner
+        return
+    cpus = available_cpus()
+    if torch.device(device).type == "cpu" or count < AUTO_BUILDERS_FROM or cpus < 2:
+        yield None
+        return
+    pool = ProcessSweep(min(cpus - 1, AUTO_BUILDERS_MAX), prepare=prepare_sweep(space, build, device))
+    with pool:
+        yield pool
 
 
 def _moved_executor_keywords(moved: dict[str, Any], registry: Registry | None) -> dict[str, Any]:
