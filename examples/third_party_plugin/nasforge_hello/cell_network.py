@@ -32,7 +32,8 @@ class Skeleton(nn.Module):
         h = self.stem(x)
         for cell in self.cells:
             h = run_cell(cell, h)
-        return self.classifier(h.mean(dim=(2, 3)))
+        logits: torch.Tensor = self.classifier(h.mean(dim=(2, 3)))
+        return logits
 
 
 class Cell(nn.Module):
@@ -47,7 +48,7 @@ class Cell(nn.Module):
         nodes = {0: x}
         for e, op in sorted(zip(self.kept, self.ops, strict=True), key=lambda pair: pair[0].target):
             nodes[e.target] = op(nodes[e.source])
-        return sum(nodes[e.target] for e in self.kept)
+        return torch.stack([nodes[e.target] for e in self.kept]).sum(0)
 
 
 class CellNetwork(Skeleton):

@@ -97,7 +97,7 @@ class HelloCellSpace(SearchSpace):
 
         self.validate(g)
         kept = [
-            KeptEdge(op, src, node)
+            KeptEdge(str(op), int(src), node)
             for node, op, src in zip(NODES, g.choices[::2], g.choices[1::2], strict=True)
         ]
         return CellNetwork(kept, C=C, cells=cells, num_classes=num_classes, in_channels=in_channels)

@@ -19,4 +19,5 @@ class WeightNorm(Metric):
 
     def score(self, model: nn.Module, batch: Batch, *, ctx: MetricContext) -> float:
         with torch.no_grad():
-            return float(torch.sqrt(sum((p.double() ** 2).sum() for p in model.parameters())))
+            squares = [(p.double() ** 2).sum() for p in model.parameters()]
+            return float(torch.stack(squares).sum().sqrt()) if squares else 0.0
