@@ -76,11 +76,16 @@ class TensorData:
 
 @attrs.frozen
 class DatasetSource:
-    """A named way to obtain a :class:`TensorData` (registered through the hooks)."""
+    """A named way to obtain a :class:`TensorData` (registered through the hooks).
+
+    ``test_split`` says the loader takes ``train=False`` and then returns the dataset's own
+    test split (declared, so that a caller holding out data for a final check never has to
+    guess from the loader's signature)."""
 
     name: str
     description: str
     loader: Callable[..., TensorData]
+    test_split: bool = attrs.field(default=False, kw_only=True)
 
     def load(self, **options: Any) -> TensorData:
         return self.loader(**options)

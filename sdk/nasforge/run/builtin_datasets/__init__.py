@@ -40,6 +40,7 @@ BUILTIN_DATASETS = (
         "MNIST-1D, 4,000 + 1,000 test sequences of length 40 (as 1x1x40), 10 classes, generated "
         "offline by its package (the optional extra mnist1d)",
         load_mnist1d,
+        test_split=True,
     ),
     DatasetSource("gaussian", "random Gaussian inputs, random labels (data-agnostic)", load_gaussian),
     DatasetSource(
@@ -48,16 +49,23 @@ BUILTIN_DATASETS = (
         load_digits_random_labels,
     ),
     DatasetSource(
-        "cifar10", "CIFAR-10 from a copy on disk (python layout), never downloaded", cifar_loader(CIFAR10)
+        "cifar10",
+        "CIFAR-10 from a copy on disk (python layout), never downloaded",
+        cifar_loader(CIFAR10),
+        test_split=True,
     ),
     DatasetSource(
-        "cifar100", "CIFAR-100 from a copy on disk (python layout), never downloaded", cifar_loader(CIFAR100)
+        "cifar100",
+        "CIFAR-100 from a copy on disk (python layout), never downloaded",
+        cifar_loader(CIFAR100),
+        test_split=True,
     ),
     DatasetSource(
         FILES_DATASET,
         "your own data by its path: a .npz/.pt/.safetensors file (x, y, optional x_test, y_test) "
         "or an image folder (one subfolder per class)",
         load_files,
+        test_split=True,
     ),
 )
 

@@ -12,7 +12,6 @@ report says.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Mapping
 from typing import Any
 
@@ -72,18 +71,14 @@ def winner_data(
 
 
 def _test_split(name: str, registry: Registry, seed: int) -> TensorData | None:
-    """The dataset's test split, where its loader has one (a ``train`` option); None else."""
+    """The dataset's test split, where its source declares one; None else."""
     try:
         source, options = registry.get("dataset", name), {}
     except UnknownNameError:
         if not is_data_path(name):
             raise
         source, options = registry.get("dataset", FILES_DATASET), {"path": name}
-    try:
-        takes_train = "train" in inspect.signature(source.loader).parameters
-    except (TypeError, ValueError):
-        takes_train = False
-    if not takes_train:
+    if not getattr(source, "test_split", False):  # declared by the source (DatasetSource.test_split)
         return None
     try:
         test = source.load(seed=seed, train=False, **options)
