@@ -4,7 +4,9 @@ The lower-level loss contracts like ``(1 - eta * lambda / 4)`` per step, with
 ``lambda ~ sum_s (w_conv(s -> last))^2 * prod (w_skip on the way to s)^2``: skip weights
 on the shared path speed optimisation up, which is why DARTS's weight step favours skips
 and its architecture step follows. This is an SDK adaptation for comparing architectures
-and tracking trends, not a calibrated rate (research note 3.1, A7).
+and tracking trends, not a calibrated rate (PR-DARTS §3, Theorem 1's lower-level rate). The
+path term has two readings (``VARIANTS``): the theorem's printed product over node s's
+incoming skips, and its text's chain path through the cell.
 """
 
 from __future__ import annotations

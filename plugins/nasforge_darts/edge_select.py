@@ -1,6 +1,7 @@
 """Which ops run on each edge in a PR-DARTS step, and with what forward weight.
 
-Three readings of the paper and its code (research note A13/A14):
+Three readings of PR-DARTS's text and its code, which disagree (the text's "randomly
+select only two operations on each edge" against the code's top-2 by gate):
 
 * ``all`` -- eq. 7 literally: every op weighted by its gate.
 * ``uniform2`` -- the paper's text ("randomly select only two operations on each edge"):

@@ -7,11 +7,10 @@ reuse for their published test errors: 20 cells, C = 36, 600 epochs, batch 96, S
 gradient clipping at norm 5, an auxiliary tower after the second reduction cell with loss
 weight 0.4, drop-path whose probability rises linearly with the epoch to 0.2
 (``0.2 * epoch / epochs``, never on identity edges), and cutout 16 after the standard
-crop + flip. Sources: the research note on Shu's thesis, ch. 1-4 (``seed-001-ch1-4.md``)
-§5.3-5.5 (final evaluation: 20 cells, 36 channels, auxiliary weight 0.4, batch 96, 600
-epochs, cutout, drop path 0.2; cosine to 0; clip 5), and the PR-DARTS note
-(``seed-004-prdarts.md``) §1.5 / §2.8 (SGD 0.025, momentum 0.9, wd 3e-4, clip 5;
-DARTS-V2's 2.76 % test error in its Table 1).
+crop + flip. Sources: Shu's thesis, App. A.1.3-A.1.4 (DARTS's evaluation recipe: 20
+cells, 36 channels, auxiliary weight 0.4, batch 96, 600 epochs, cutout, drop path 0.2;
+cosine to 0; clip 5), and PR-DARTS's evaluation settings with DARTS's ``train.py`` (SGD
+0.025, momentum 0.9, wd 3e-4, clip 5; DARTS-V2's 2.76 % test error in PR-DARTS's Table 1).
 
 ``cpu-tiny`` is the same loop at a size two CPU cores train in seconds (digits, C = 8,
 5 cells, 2 epochs), which is what the tests run; a GPU reproduces a published number with

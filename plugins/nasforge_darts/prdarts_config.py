@@ -1,8 +1,8 @@
 """PR-DARTS settings and its two presets, each value tagged with where it comes from.
 
-``paper`` follows the paper's text (and the research note's resolutions where the text
-is ambiguous); ``official-code`` follows salesforce/PR-DARTS where it differs. Tags:
-[S] paper, [C] official code, [D] DARTS, [R] research-note recommendation.
+``paper`` follows the paper's text (and our choices where the text is silent or
+ambiguous); ``official-code`` follows salesforce/PR-DARTS where it differs. Tags:
+[S] paper, [C] official code, [D] DARTS, [R] our choice where the paper is silent.
 """
 
 from __future__ import annotations
@@ -37,7 +37,8 @@ class PRDartsConfig(BilevelConfig):
     lambda_path: float = attrs.field(default=0.005, converter=as_float, validator=in_range(ge=0))
     #: 'paper': {skip}, {everything else} [S]; 'official-code': {skip}, {none+convs}, {pools} [C]
     groups: str = attrs.field(default="paper", validator=one_of(GROUPINGS))
-    #: 'mean': zeta = 1/|E| [R, A9]; 'paper': zeta = 2/(h(h-1)) as printed
+    #: 'mean': zeta = 1/|E| [R: eq. 8's 2/(h(h-1)) does not match the 14-edge cell];
+    #: 'paper': zeta = 2/(h(h-1)) as printed
     zeta: str = attrs.field(default="mean", validator=one_of(("mean", "paper")))
     #: each group's mean over the cell types is penalised only above this [C: 0.2]; the
     #: code averages normal and reduce first, then hinges (``regulariser``)
@@ -51,7 +52,8 @@ class PRDartsConfig(BilevelConfig):
     #: rank by P(g != 0) [S, R] or by the per-edge softmax of beta [C]
     derive: str = attrs.field(default="probability", validator=one_of(DERIVATIONS))
     distinct_sources: bool = attrs.field(default=True, validator=typed)
-    #: 1: weights constant in the architecture step [C, R A16]; 2: DARTS's one-step unroll
+    #: 1: weights constant in the architecture step [C; the paper does not say, its 0.17
+    #: GPU-day cost implies first order]; 2: DARTS's one-step unroll
     #: [D], the regularisers added to the unrolled validation loss (they depend on beta only)
     order: int = attrs.field(default=1, validator=one_of((1, 2)))
     #: finite-difference step of the second-order Hessian-vector product: ``eps / |grad|`` [D]
@@ -76,7 +78,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "masked": False,
         "edge_select": "uniform2",  # [S] "randomly select only two operations"
         "derive": "probability",  # [S] rank by activation probability
-        "distinct_sources": True,  # [R, A20] DARTS's rule
+        "distinct_sources": True,  # [R] DARTS's distinct-source rule; PR-DARTS is silent
         "arch_first": True,  # [D]
     },
     "official-code": {

@@ -5,13 +5,15 @@ ops no longer compete locally and skip connections lose the edge Theorem 1 gives
 group-sparsity penalty (heavier on skips) restores a global competition, and a reward on
 the probability of a parametric chain through the cell keeps cells from going shallow.
 Gates are drawn once per step per cell type (shared by all cells of that type), freshly
-for the weight step and the architecture step (research note A19).
+for the weight step and the architecture step (our choice: PR-DARTS does not say when
+gates are sampled).
 
 ``order=2`` is DARTS's second-order architecture gradient (:mod:`nasforge_darts.unrolled`)
 on PR-DARTS's objective: ``d/dbeta [F_val(w - xi grad_w F_train(w, beta), beta) + R(beta)]``,
 each loss with one fixed gate draw (noise and op selection) so that it is a deterministic
 function of ``beta`` and the weights; the regulariser ``R`` depends on ``beta`` alone, so
-it adds its plain gradient. The paper and its code search first order (research note A16).
+it adds its plain gradient. The paper and its code search first order (the paper does not
+state the order; its code and its 0.17 GPU-day cost are first order).
 """
 
 from __future__ import annotations
@@ -140,8 +142,8 @@ def regulariser_gradient_onset(
 
 
 def saturation_warning(betas: Sequence[torch.Tensor], cfg: PRDartsConfig, epochs: int) -> str | None:
-    """A one-line warning when the regulariser has no gradient at the first epoch (research
-    note 2.2: the paper's tau = 10 start), with the epochs from which it has one and from
+    """A one-line warning when the regulariser has no gradient at the first epoch (the
+    paper's tau = 10 start saturates its gate, PR-DARTS §4.1), with the epochs from which it has one and from
     which it reaches 1 % of its largest value (``p (1 - p) >= 0.0025``); None otherwise."""
     nonzero = regulariser_gradient_onset(betas, cfg, epochs)
     if nonzero == 0:
@@ -270,7 +272,7 @@ class PRDartsStrategy(BilevelSearch):
         self, view: SupernetView, train: Batch, val: Batch, ctx: StepContext
     ) -> tuple[list[torch.Tensor], Weights]:
         """Second order: the validation loss after one virtual weight step, differentiated
-        in beta through that step; a fresh draw for each of the two losses (A19), each
+        in beta through that step; a fresh draw for each of the two losses (our choice), each
         held fixed while the weights move. Returns the gradient and the validation masks."""
         betas = view.arch_parameters()
         weights = view.weight_parameters()

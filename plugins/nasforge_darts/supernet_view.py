@@ -23,7 +23,8 @@ from nasforge_darts.cell_stats import CellStats, cell_stats
 class SupernetView:
     """A supernet plus how one bilevel method derives from it.
 
-    ``exclude_zero`` never derives a cell's zero op (PR-DARTS, research note A20; DARTS on
+    ``exclude_zero`` never derives a cell's zero op (PR-DARTS derives "the top two
+    operations" and never ``none``; DARTS on
     NAS-Bench-201 conventionally keeps it in the arg-max). ``distinct_sources`` overrides
     a keep-top-k rule's own setting (PR-DARTS's official code lets a node read one source
     twice); None keeps the space's rule.

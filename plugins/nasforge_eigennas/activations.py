@@ -4,7 +4,8 @@ One definition serves the network, the supernet and the kernel recursion, so the
 that predicts a network's NTK is computed from the very functions the network applies.
 The theory uses the *shifted* sigmoid (σ(0) = 0, "facilitates our theoretical analysis"),
 and LeakyReLU's slope η is not given in the paper; both are settings of an
-:class:`ActivationSet`, with the research note's resolutions (shifted, η = 0.01) as defaults.
+:class:`ActivationSet`, with our choices where Zhu et al. leave it open (shifted, η = 0.01)
+as defaults.
 """
 
 from __future__ import annotations

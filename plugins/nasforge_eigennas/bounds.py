@@ -1,11 +1,11 @@
 """Theorems 1 and 2 of Eigen-NAS: bounds on λ_min of the NTK, as closed-form scores.
 
 The theorems carry a factor Θ(N/d) that cannot hold as N grows (λ_min ≤ K_ii, which does
-not depend on N; research note §9.3), so the bounds are returned with N/d := 1 and every
+not depend on N, our reading of Zhu et al. Theorems 1-2), so the bounds are returned with N/d := 1 and every
 Θ(·) := 1: numbers to rank architectures by, not to compare with an eigenvalue. Undefined
 symbols get the conventions the statement needs (β_1(σ_0) := 1 because G^(1)_ii = ‖x‖² = 1,
 α_0 := 0 because layer 1 has no skip, an empty product is 1), and the upper bound's
-unbalanced parenthesis gets its only consistent reading (§4.1).
+unbalanced parenthesis gets its only consistent reading (Theorem 1).
 
 Indices follow the paper: σ_1..σ_{L-1} are the hidden activations, α_1..α_{L-2} the skips
 (α_{l-1} around hidden layer l).

@@ -1,8 +1,8 @@
 """Table 1 of Eigen-NAS: the Hermite coefficient μ_1 and the constants β_1, β_2, β_3.
 
 The bounds of Theorems 1 and 2 are products of these per-activation constants, so they
-are kept here as the paper states them, with the research note's reading of the garbled
-row (§4.3): β_1 bounds G_ii ≤ β_1·A_ii (sup of 2E[σ²]/v), β_2 bounds Ġ_ii from above
+are kept here as the paper states them, with our reading of the table's garbled
+row: β_1 bounds G_ii ≤ β_1·A_ii (sup of 2E[σ²]/v), β_2 bounds Ġ_ii from above
 (Swish: max_z σ′(z)² + σ′(-z)² = 1.2196, printed 1.22), β_3 from below at pre-activation
 variance at most t = 3(1+η²)(2+η²)^(L-3) (f_S(t), f_T(t) for Sigmoid and Tanh, whose
 2E[σ′²] falls with the variance; Swish: min_z σ′(z)² + σ′(-z)² = 1/2).

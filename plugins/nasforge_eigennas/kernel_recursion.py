@@ -2,7 +2,7 @@
 
 Eigen-NAS's Lemma 1 gives the limiting kernel of Eq. (1) recursively, but with skips it is
 not the NTK of that network (30-76 % Frobenius error against the empirical kernel at width
-2048, research note §3.2): the input of ``W_l`` is ``f_{l-1}``, whose kernel accumulates the
+2048, our check): the input of ``W_l`` is ``f_{l-1}``, whose kernel accumulates the
 skipped features, so the forward factors must be those accumulated kernels; and the
 residual sum σ(h_l) + f_{l-1} has a cross term 2·E[σ]·mean(f_{l-1}) that vanishes only for
 odd activations. ``variant="exact"`` is the corrected recursion (default; it matches the
@@ -126,7 +126,8 @@ def ntk_diagonal(
 ) -> float:
     """K_ii for any unit-norm input: the data-free infinite-width trace score tr(K)/N.
 
-    Scalar form of :func:`analytic_ntk` (research note §3.5): q_l the pre-activation
+    Scalar form of :func:`analytic_ntk` (our data-free form of Zhu et al.'s recursion, checked
+    against the matrix form): q_l the pre-activation
     variance, S_l = lim ‖f_l‖²/m, M_l the coordinate mean of f_l.
     """
     _check_variant(variant)

@@ -3,7 +3,7 @@
 ``eigennas_trace`` is the paper's score (§5.2): λ_min(K) ≤ tr(K)/N, an O(N) upper-bound proxy
 of the smallest NTK eigenvalue, on the KNAS pipeline the paper follows, i.e. the Gram
 matrix of per-sample cross-entropy gradients, each sample forwarded alone in train mode,
-every parameter (research note §6.B, §9.11). Only the kernel's diagonal is read, so it is
+every parameter (as §5.2 reads). Only the kernel's diagonal is read, so it is
 taken as per-sample gradient norms, never the Gram matrix; scored with KNAS's MGM (the sum
 of the same kernel's entries) and the output-NTK reading below, all three share one
 forward. ``output="sum"`` takes the NTK proper (Σ of logits) instead, label-free. It is

@@ -4,9 +4,9 @@
 
 No biases, equal hidden widths m (identity skips need them), a skip bypassing one linear
 map and one activation (Remark (i) after Lemma 1). The output is ``num_classes`` wide: the
-theory's scalar output is ``num_classes=1`` (research note §9.13).
+theory's scalar output is ``num_classes=1``.
 
-Parameterisations (research note §2.4): the paper's N(0, 1/m) for every layer does not
+Parameterisations (our choice, and why): the paper's N(0, 1/m) for every layer does not
 produce the kernel of its own Lemma 1, so the default is P* (``"ntk"``): N(0, 1) weights,
 c_1 = 1 on unit-norm inputs and c_l = √(2/m) after, whose width limit is exactly the
 recursion of :mod:`nasforge_eigennas.kernel_recursion`. ``"standard"`` is the paper's

@@ -4,7 +4,7 @@ Each step either probes the initial design (the authors' code: s on a linspace w
 fixed, ⌊K/4⌋ ≤ 10 probes) or fits the GP to the (point, observed value) pairs and takes
 the expected-improvement maximiser; the architecture is the arg-min of the score among
 pool members not yet chosen, so no architecture is evaluated twice (the code does the
-same; it makes the GP target history-dependent, notes §5.3). Everything random comes
+same; it makes the GP target history-dependent). Everything random comes
 from generators seeded by (seed, step): a step is a function of the seed and the values
 told so far, which is what lets an Experiment resume HNAS by replay.
 

@@ -2,10 +2,11 @@
 
 The authors' code searches s ∈ [0, 1] with √ν = s·scale and c = log₁₀ μ in fixed
 bounds, with ``scale`` and the bounds tuned to their metric magnitudes (5e3 and [-4, 0]
-on NAS-Bench-201; notes H3). That is ``mode="paper"``. Our networks, batches and metrics
-differ, so by default (``mode="normalised"``) M and κ are divided by their pool medians
-and the scale is the largest normalised M of the pool: then κ/M is O(1) on any setting
-and s sweeps √ν across the pool's whole range.
+on NAS-Bench-201; the thesis does not give the parameterisation). That is
+``mode="paper"``. Our networks, batches and metrics differ, so by default
+(``mode="normalised"``) M and κ are divided by their pool medians and the scale is the
+largest normalised M of the pool: then κ/M is O(1) on any setting and s sweeps √ν across
+the pool's whole range.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from attrs import validators as v
 
 MODES = ("normalised", "paper")
 #: log₁₀ μ bounds by mode: a wide range for median-normalised metrics, or the authors' code's
-#: NB201 bounds (tuned to its metric magnitudes, notes H3).
+#: NB201 bounds (tuned to its metric magnitudes; the thesis gives none).
 DEFAULT_LOG10_MU = {"normalised": (-3.0, 2.0), "paper": (-4.0, 0.0)}
 
 

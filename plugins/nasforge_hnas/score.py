@@ -4,7 +4,7 @@ Lower is better. Realizable (Cor. 7.1): 1/M, i.e. the plain zero-cost arg-max of
 Non-realizable (Cor. 7.2, eq. 7.7): κ/M + μ F(M² - ν), the generalisation term plus a
 convergence/complexity trade-off whose optimum sits near √ν. Table 7.5's two middle
 scenarios are kept too, so each ingredient can be ablated. F is |x| as in the authors'
-code (notes H2) or x² as in the thesis text (t = 1).
+code (the default, which reproduces Table 7.3) or x² as in the thesis text (t = 1).
 """
 
 from __future__ import annotations

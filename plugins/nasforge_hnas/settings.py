@@ -152,7 +152,7 @@ FLAT_OPTIONS: dict[str, tuple[str, Any]] = {
 }
 
 #: Named starting points of the flat options. ``thesis``: the HNAS authors' NAS-Bench-201
-#: code as the research note reads it (§5.2, H2-H4): K = 20 BO steps, 5 initial probes at
+#: code, where the thesis (ch. 7) does not state them: K = 20 BO steps, 5 initial probes at
 #: log₁₀μ = -2 then EI (ξ = 0); the code's (μ, ν) plane (√ν = s·5000, log₁₀μ ∈ [-4, 0]);
 #: F = |x|; M_Trace and κ from the code's kernel (true-class logit, per-layer shares of one
 #: train-mode batch backward, Conv/Linear parameters; the backends' ``hnas-code`` preset)

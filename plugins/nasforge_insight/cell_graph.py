@@ -6,7 +6,7 @@ edges come only from the cell's inputs counts its full width ``c``, one with som
 from other intermediate nodes the fraction of its edges that come from inputs. Depth is
 "the number of connections along the longest path from input nodes to the output node".
 
-Two resolutions of the text (research note §3.1, §7 #1), both needed to reproduce every
+Two resolutions of the text (thesis §4.2.2; our reading), both needed to reproduce every
 number the thesis gives: only nodes that *reach the output* count towards the width (a
 dangling node computes nothing the network sees), and edges holding the zero op are
 absent. When the output combines several nodes (DARTS and NASNet cells concatenate them)

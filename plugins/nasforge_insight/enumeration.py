@@ -1,7 +1,8 @@
 """Every connection pattern of a cell topology, counted by (width, depth).
 
 Chapter 4's point is relative: the published cells sit in the wide, shallow *tail* of
-their space (research note §3.1: 3.0 % of the 2,700 seven-node topologies are (4c, 2)).
+their space (thesis §4.2.2; by our count 3.0 % of the 2,700 seven-node topologies are
+(4c, 2)).
 A census makes that tail measurable for any space's cell: which (width, depth) pairs
 exist, how many topologies each holds, the widest-shallowest and narrowest-deepest
 patterns, and where a given cell falls.

@@ -3,7 +3,7 @@
 The chapter explains why wide, shallow cells train faster through the SGD bound of
 Ghadimi and Lan, whose second term grows with the gradient variance sigma^2. "Var" of a
 vector gradient is left undefined in the text; the trace of the per-example gradient
-covariance matches both the bound's sigma^2 and Theorem 4.4 (research note §7 #8):
+covariance matches both the bound's sigma^2 and Theorem 4.4 (our reading of §4.3.2.2):
 
     Var = (1/m) sum_i ||g_i - g_bar||^2,   g_i = grad of the loss of example i.
 

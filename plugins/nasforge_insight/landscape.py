@@ -4,7 +4,7 @@ The chapter plots ``s(a, b) = mean_i f_i(w* + a d1 + b d2)`` around trained weig
 finds the widest, shallowest cell's landscape the smoothest, with the widest near-convex
 region. The thesis says Gaussian directions; the authors' plots (their fork of Li et
 al.'s code) use *filter-normalised* ones with biases and BatchNorm ignored, the default
-here (research note §7 #7): each filter (slice along the first dimension) of a random
+here (Li et al. 2018): each filter (slice along the first dimension) of a random
 direction is rescaled to the norm of the same filter of the weights, and 1-D parameters
 get no direction, so the plot does not depend on how a layer's weights are scaled.
 

@@ -7,7 +7,7 @@ by uniformly randomly sampling a node from their proceeding nodes in the same ce
 connection topologies. We then replace the operations coupling each connection by
 uniformly randomly sampling from candidate operations."
 
-The text leaves open what the authors' code settles (research note §3.3), and the
+The text (thesis App. A.1.2) leaves open what the authors' code settles, and the
 variants follow the code so that seed ``s`` gives the chapter's ``CONNs`` / ``OPSs``:
 each edge draws its source independently (a node may read one source twice); the
 reduction cell is re-sampled too, its draws interleaved with the normal cell's edge by
@@ -117,6 +117,6 @@ def connection_variants(space: SearchSpace, g: Genotype, seeds: Sequence[int]) -
     """The connection variants of ``g`` for ``seeds`` (the authors used 1..10), in seed order.
 
     Never rely on the chapter's indices (its figures and tables number variants in
-    opposite orders, research note §7 #2): sort by the computed (width, depth) instead.
+    opposite orders, Figs. 4.2-4.8 against Table 4.2): sort by the computed (width, depth) instead.
     """
     return [connection_variant(space, g, s) for s in seeds]

@@ -1,8 +1,9 @@
 """The mini-batches D_t that NASI's proxy sees, in the standard and agnostic modes.
 
-Only the batch changes between the modes (paper Sec. 5.3, notes §4.9): true data;
+Only the batch changes between the modes (paper Sec. 5.3): true data;
 true inputs with uniform random labels, drawn once per example so a seed reproduces
-them (A23); or N(0, I) inputs of the data's shape with uniform labels (A24). Every
+them (label-agnostic); or N(0, I) inputs of the data's shape with uniform labels
+(data-agnostic). Every
 draw comes from the source's own generator; :meth:`ProxyBatches.fork` gives eq. 40's
 calibration a source of the same kind (the same random labels) on a generator of its own.
 """

@@ -3,9 +3,9 @@
 Defaults are the paper's DARTS-space NASI-FIX settings where the paper states them
 (T = 100, b = 64, μ = 2, τ = 1, ξ = 1, N = 50 calibration samples), ν by the paper's rule
 for each mode (``nu0="paper"``: FIX calibrates ν by eq. 40, App. B.1; ADA starts from a
-ν₀ "relatively large" against that calibration, see :func:`paper_nu0`), and the research
-note's resolutions where the paper is silent: all trainable weights in the proxy (A2),
-exact straight-through gradients (A9).
+ν₀ "relatively large" against that calibration, see :func:`paper_nu0`), and our choices
+where the paper is silent: all trainable weights in the proxy (eq. 12 does not list them),
+exact straight-through gradients (Sec. 3.3's estimator; the single-path shortcut is biased).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ PAIRINGS = ("rank-pair", "shared-argmax-op")
 #: - "paper": the paper's rule of the mode: FIX eq40-mean, ADA eq40-relative.
 NU0_RULES = ("paper", "eq40-mean", "eq40-relative", "nb1shot1-absolute", "darts-absolute")
 #: The paper's absolute ADA starting values, by the space they were used in (Sec. 5.1-5.2,
-#: App. B.1; research note §4.4).
+#: App. B.1, how ν and μ are set).
 ABSOLUTE_NU0 = {"nb1shot1-absolute": 1000.0, "darts-absolute": 500.0}
 #: Our reading of "relatively large" (the paper gives no factor): in the one space where
 #: the paper states both, ADA's ν₀ = 500 is 5 times FIX's ν = 100 (DARTS, App. B.1).
@@ -80,14 +80,15 @@ class NasiConfig:
     calibration_samples: int = attrs.field(default=50, validator=_count)
     tau: float = attrs.field(default=1.0, converter=as_float, validator=in_range(gt=0.0))
     xi: float = attrs.field(default=1.0, converter=as_float, validator=in_range(gt=0.0))
-    #: "random": uniform labels drawn once per example (label-agnostic, A23).
+    #: "random": uniform labels drawn once per example (label-agnostic, Sec. 5.3).
     labels: str = attrs.field(default="true", validator=one_of(LABELS))
-    #: "gaussian": N(0, I) inputs and uniform labels every step (data-agnostic, A24).
+    #: "gaussian": N(0, I) inputs and uniform labels every step (data-agnostic, Sec. 5.3).
     inputs: str = attrs.field(default="true", validator=one_of(INPUTS))
     loss: str = attrs.field(default="cross_entropy", validator=one_of(("cross_entropy", "mse")))
-    #: GDAS-style: run only the sampled ops (faster; biased straight-through gradient, A9).
+    #: GDAS-style: run only the sampled ops (faster; biased straight-through gradient, unlike Sec. 3.3's).
     single_path: bool = attrs.field(default=False, validator=typed)
-    #: DARTS derivation: how the top-2 ops pair with the top-2 inputs of a node (A12).
+    #: DARTS derivation: how the top-2 ops pair with the top-2 inputs of a node (App. B.2
+    #: and Fig. 5 do not say).
     pairing: str = attrs.field(default="rank-pair", validator=one_of(PAIRINGS))
     seed: int = attrs.field(default=0, validator=typed)
     #: Options of ``space.supernet(...)``; num_classes/in_channels default to the data's.

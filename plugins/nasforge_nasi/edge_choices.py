@@ -1,6 +1,6 @@
 """NASI's categorical choices for a cell that keeps one op per edge (NAS-Bench-201's rule).
 
-One categorical over the cell's ops per edge (alpha in R^{E x |ops|}, notes §5.2): a
+One categorical over the cell's ops per edge (alpha in R^{E x |ops|}): a
 straight-through sample is directly the supernet's edge weights, and the derived cell is
 each edge's arg-max, through the core's derivation (which repairs a cell whose output no
 input reaches, with a warning). A sampled cell is reported as sampled, unrepaired.

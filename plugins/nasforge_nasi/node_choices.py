@@ -12,7 +12,8 @@ unbiased for the forward pass and both reach every logit (the supernet runs ever
 when the weights need gradients and ``sparse`` is off).
 
 The derived cell keeps the top-k ops and the top-k inputs of each node, paired by rank
-(A12; ``pairing="shared-argmax-op"`` gives every kept input the arg-max op).
+(our choice: App. B.2 and Fig. 5 do not say how they pair; ``pairing="shared-argmax-op"``
+gives every kept input the arg-max op).
 """
 
 from __future__ import annotations

@@ -14,8 +14,8 @@ import torch
 class NormalisedSum:
     """Accumulates eq. 18 over flat gradient vectors.
 
-    A sample is skipped while every norm seen so far is zero (notes A8: μ = 1 with all
-    samples above ν, or degenerate cells, would otherwise divide by zero); skipped
+    A sample is skipped while every norm seen so far is zero (our guard: μ = 1, which App. B.1
+    allows, with all samples above ν, or degenerate cells, would otherwise divide by zero); skipped
     samples still count in T, as they do in the paper's average.
     """
 

@@ -4,7 +4,8 @@
 at initialisation. It lower-bounds the exact trace up to m/γ (eqs. 10-11) but costs one
 backward pass instead of m·n; with ``create_graph=True`` it stays differentiable, which
 is what lets NASI take ∇_α of it through the straight-through architecture weights.
-No γ or m factor is applied (notes A1): ν absorbs constants either way.
+No γ or m factor is applied (eqs. 11 and 12 differ by γ⁻¹ against γ⁻²): ν absorbs constants
+either way.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ def trace_proxy(
     """‖∇_θ mean-loss‖² over ``weights`` (a 0-d tensor; differentiable with ``create_graph``).
 
     Weights that do not influence the loss (unselected ops) contribute zero, as the
-    paper's "weights of the sampled sub-network" requires (notes A2).
+    paper's "weights of the sampled sub-network" requires (it does not list which weights).
     """
     value = batch_loss(forward(x), y, loss)
     grads = torch.autograd.grad(value, list(weights), create_graph=create_graph, allow_unused=True)

@@ -1,10 +1,10 @@
 """Algorithm 1 of NASI: T straight-through samples at α₀ = 0, one closed-form step.
 
-Faithful to the paper's key facts (notes §4.2): θ₀ is drawn once and never trained, α
+Faithful to the paper's key facts (Algorithm 1): θ₀ is drawn once and never trained, α
 is never updated inside the loop (every G_t is taken at α₀ = 0, so every sample is a
 uniformly random architecture), and there is no optimiser: α* = α₀ + Δ* with Δ* from
 eq. 18, then the arg-max architecture. BatchNorm uses batch statistics and writes no
-running statistics (A4), through the backends' ``batch_norm_mode``.
+running statistics (our choice; the paper does not say), through the backends' ``batch_norm_mode``.
 
 Eq. 40's calibration draws its architectures and batches from a stream of its own
 (:func:`calibration_generator`), never from the search's: the T samples and their batches

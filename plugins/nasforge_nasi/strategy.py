@@ -75,7 +75,8 @@ class Nasi(OneShotStrategy):
             num_classes=config.num_classes,
         )
         supernet_options = supernet_defaults(space, config, batches)
-        # θ₀ is drawn once, from the seed (A5), by this call alone (not torch's global generator)
+        # θ₀ is drawn once, from the seed (PyTorch's default init; our choice), by this call alone
+        # (not torch's global generator)
         supernet = seeded_build(lambda: space.supernet(**supernet_options), config.seed)
         relaxation = relaxation_for(as_supernet(supernet, by=f"strategy '{self.name}'"), config)
         trials: list[Trial] = []

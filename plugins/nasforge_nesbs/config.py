@@ -1,6 +1,6 @@
 """Every setting of one NESBS search, validated once at the boundary.
 
-Defaults are the thesis's where it states them (§5.3; research note §2.3): supernet SGD
+Defaults are the thesis's where it states them (§5.3): supernet SGD
 lr 0.1 cosine to 0, momentum 0.9, weight decay 3e-4, batch 128, 50 epochs, one uniform
 path per step, a 70/30 split; posterior Adam lr 0.01, betas (0.9, 0.999), weight decay
 3e-4, one straight-through Gumbel sample per step, tau 1, for the optimiser steps the
@@ -8,10 +8,12 @@ thesis's 20 epochs take (20 passes over 30 % of CIFAR-10's 50,000 images at batc
 20 x 118 = 2,360 steps), counted in steps because 20 epochs of a small dataset are a
 few dozen steps, too few to move the posterior off uniform; SVGD-RD with
 Sigma = |O| I, lr 0.1, momentum 0.9, L = 1000; n = 3 members, T = 5 candidates. Where the
-thesis is silent, the research note's resolutions: delta 0 (A9), NLL of the averaged
-probabilities as the selection loss (A1, A2), KL weighted by 1/|D_sel| (A3), a
-GDAS-style single-path posterior forward (A4), the median RBF bandwidth (A7), batch
-statistics when the supernet scores an architecture (A14).
+thesis is silent, our choices: delta 0 (its tables do not give theirs), NLL of the
+averaged softmax probabilities as the selection loss (it says only "average of outputs"
+and L_val), KL weighted by 1/|D_sel| (eq. 5.4 states no minibatch weighting), a
+GDAS-style single-path forward for its unspecified "variant of ST Gumbel-Softmax", the
+median RBF bandwidth of Liu & Wang (2016), and batch statistics when the supernet scores
+an architecture.
 """
 
 from __future__ import annotations
@@ -28,11 +30,12 @@ from nasforge_nesbs.sampling import SAMPLERS
 #: The thesis's posterior budget in Adam steps: 20 epochs of 15,000 images at batch 128.
 POSTERIOR_STEPS = 20 * 118
 COMBINES = ("mean-softmax", "mean-logits")
-#: How the supernet's BatchNorm normalises when it scores an architecture (A14).
+#: How the supernet's BatchNorm normalises when it scores an architecture (the thesis is silent).
 BN_MODES = ("batch", "recalibrate")
 SELECTION_LOSSES = ("nll", "error")
 
-#: The deltas ``delta="auto"`` tries (research note A9; -1 and below collapse or attract).
+#: The deltas ``delta="auto"`` tries (the thesis gives [-2, 1], not the delta its
+#: tables use; -1 and below collapse or attract).
 DELTA_GRID = (-0.75, -0.5, -0.25, 0.0, 0.5, 1.0)
 
 _count = [typed, in_range(ge=1, le=MAX_COUNT)]
@@ -61,7 +64,7 @@ class NesbsConfig:
     #: baseline (Fig. 5.3), T ensembles of n uniform architectures, selected as NESBS selects.
     sampler: str = attrs.field(default="svgd-rd", validator=one_of(SAMPLERS))
     #: delta of SVGD-RD: larger is more diverse; -1 removes the repulsion (thesis range [-2, 1]).
-    #: "auto" (A9): T candidates at each delta of :data:`DELTA_GRID`, the best of them all kept.
+    #: "auto" (our choice): T candidates at each delta of :data:`DELTA_GRID`, the best of them all kept.
     delta: float | Literal["auto"] = attrs.field(default=0.0, validator=[typed, _delta])
     #: Temperature of softmax(alpha / tau) when sampling (§5.4, Fig. 5.6).
     tau: float = attrs.field(default=1.0, converter=as_float, validator=in_range(gt=0.0))
@@ -87,26 +90,28 @@ class NesbsConfig:
     posterior_epochs: int | None = attrs.field(default=None, validator=typed)
     posterior_lr: float = attrs.field(default=0.01, converter=as_float, validator=in_range(gt=0.0))
     posterior_weight_decay: float = attrs.field(default=3e-4, converter=as_float, validator=in_range(ge=0.0))
-    #: Weight of KL[p_alpha || uniform] per example; None: 1 / |D_sel| (A3).
+    #: Weight of KL[p_alpha || uniform] per example; None: 1 / |D_sel| (a per-example ELBO; our choice).
     kl_weight: float | None = attrs.field(default=None, validator=typed)
     gumbel_tau: float = attrs.field(default=1.0, converter=as_float, validator=in_range(gt=0.0))
-    #: GDAS-style: run only the sampled path when fitting the posterior (A4); False runs every op.
+    #: GDAS-style: run only the sampled path when fitting the posterior (our choice); False runs every op.
     single_path: bool = attrs.field(default=True, validator=typed)
     # --- SVGD-RD -----------------------------------------------------------------------
     svgd_steps: int = attrs.field(default=1000, validator=_epochs)
     svgd_lr: float = attrs.field(default=0.1, converter=as_float, validator=in_range(gt=0.0))
     svgd_momentum: float = attrs.field(default=0.9, converter=as_float, validator=in_range(ge=0.0, lt=1.0))
-    #: RBF bandwidth; None: the median heuristic (A7).
+    #: RBF bandwidth; None: the median heuristic (Liu & Wang, 2016).
     bandwidth: float | None = attrs.field(default=None, validator=typed)
     # --- selection ---------------------------------------------------------------------
-    #: How member outputs combine (A1): the mean of their softmax, or of their logits.
+    #: How member outputs combine (the thesis says "average of outputs"): the mean of their
+    #: softmax, or of their logits.
     combine: str = attrs.field(default="mean-softmax", validator=one_of(COMBINES))
-    #: What picks the best of the T candidates (A2): NLL of the combined prediction, or its error.
+    #: What picks the best of the T candidates (the thesis's L_val, loss or error unstated):
+    #: NLL of the combined prediction, or its error.
     selection_loss: str = attrs.field(default="nll", validator=one_of(SELECTION_LOSSES))
-    #: Redraw a candidate's duplicate members (A13: the faithful default keeps them).
+    #: Redraw a candidate's duplicate members (the thesis does not say; the default keeps them).
     unique: bool = attrs.field(default=False, validator=typed)
     eval_batch_size: int = attrs.field(default=512, validator=_count)
-    #: BatchNorm when the supernet scores an architecture (A14): "batch" normalises by each
+    #: BatchNorm when the supernet scores an architecture (our choice): "batch" normalises by each
     #: evaluation batch's statistics; "recalibrate" first re-estimates the running statistics
     #: of that architecture's path on ``bn_batches`` batches of the supernet's training split
     #: (the shared running statistics are a mixture over every path trained), then evaluates

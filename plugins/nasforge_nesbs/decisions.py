@@ -2,12 +2,12 @@
 
 NESBS needs one uniform encoding on which uniform sampling, the posterior's logits, MC
 sampling, the Gaussian-mixture relaxation and its projection are all space-agnostic
-(research note §4.1). It is read off each cell's rule, never off a space's name:
+(our encoding; eq. 5.7 covers ops only). It is read off each cell's rule, never off a space's name:
 
 - one op per edge (NAS-Bench-201): one decision per edge over all the cell's ops;
 - top-k inputs per node (DARTS): per computed node, one decision over the k-sets of its
   sources (multisets when the rule allows one source twice) and k decisions over the
-  ops a kept edge may hold (all but the zero op, A5/A6).
+  ops a kept edge may hold (all but the zero op, which the thesis never mentions).
 
 Every assignment is then a valid architecture (no rejection), uniform assignments are
 uniform architectures (the fairness of Prop. B.1), and a relaxed sample (rows that are

@@ -3,10 +3,10 @@
 An ensemble's loss cannot come from its members' scores: it needs their per-example
 predictions. :class:`SupernetPredictor` computes each architecture's predictions on the
 selection split once (weights inherited through the contract's one-hot edge weights,
-BatchNorm on batch statistics or recalibrated for the path, A14) and caches them by
+BatchNorm on batch statistics or recalibrated for the path) and caches them by
 assignment; :func:`combine`
-averages members as the manifest's combine rule says (A1), and :func:`ensemble_scores`
-gives the NLL and error of the combined prediction (A2).
+averages members as the manifest's combine rule says, and :func:`ensemble_scores`
+gives the NLL and error of the combined prediction.
 """
 
 from __future__ import annotations

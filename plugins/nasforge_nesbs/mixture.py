@@ -2,9 +2,9 @@
 
 Each decision d gets a continuous vector o_d in R^{K_d}; the relaxed posterior is a
 product over decisions of mixtures sum_o p_alpha(o) N(o_d | h_o, Sigma), h_o one-hot and
-Sigma = K_d * I, a covariance (A8: the literal reading, which the research note shows
-matters). Normalisers are dropped (SVGD needs none). A particle is [D, Kmax], padding
-held at zero (its gradient is zero and the RBF repulsion between equal zeros is zero,
+Sigma = K_d * I, a covariance (the literal reading of "identity scaled by |O|"; our check
+shows it matters). Normalisers are dropped (SVGD needs none). A particle is [D, Kmax],
+padding held at zero (its gradient is zero and the RBF repulsion between equal zeros is zero,
 so it stays there). The projection back to an architecture, argmin_o ||o_d - h_o||, is
 the arg-max of each decision's coordinates.
 """
@@ -39,7 +39,9 @@ def project(x: torch.Tensor, posterior: ArchPosterior) -> list[Assignment]:
 
 
 def initial_particles(posterior: ArchPosterior, n: int, generator: torch.Generator) -> torch.Tensor:
-    """A12: o ~ p_alpha, then x_d = h_o + N(0, K_d I); padding zero. [n, D, Kmax], float64."""
+    """o ~ p_alpha, then x_d = h_o + N(0, K_d I); padding zero. [n, D, Kmax], float64.
+
+    Our choice: the thesis says only that the particles are "randomly initialized"."""
     mask = posterior.mask
     picks = posterior.sample(n, generator)
     x = torch.zeros((n, *mask.shape), dtype=torch.float64)

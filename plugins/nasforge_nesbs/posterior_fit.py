@@ -3,10 +3,10 @@
 With the weights theta* fixed ("post-training"), each step draws one architecture by the
 straight-through Gumbel-softmax, takes the cross-entropy of the supernet under it on a
 batch of the selection split (a one-sample estimate of -E[log p(D|A)] per example), adds
-``kl_weight`` * KL[p_alpha || uniform] (A3: 1 / |D_sel|, a per-example ELBO), and steps
-alpha with Adam. The forward is GDAS-style by default (A4): the one-hot sample runs only
+``kl_weight`` * KL[p_alpha || uniform] (1 / |D_sel|, a per-example ELBO, our choice), and steps
+alpha with Adam. The forward is GDAS-style by default (our reading): the one-hot sample runs only
 its path, scaled by the straight-through weight, so one step costs one path.
-BatchNorm uses batch statistics and writes none (A14).
+BatchNorm uses batch statistics and writes none (our choice).
 """
 
 from __future__ import annotations

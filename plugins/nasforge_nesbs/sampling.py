@@ -14,7 +14,7 @@ SAMPLERS = ("svgd-rd", "mc", "uniform")
 
 
 def mc_ensemble(posterior: ArchPosterior, n: int, generator: torch.Generator) -> list[Assignment]:
-    """n i.i.d. draws from p_alpha (duplicates allowed, A13)."""
+    """n i.i.d. draws from p_alpha (duplicates allowed)."""
     return posterior.sample(n, generator)
 
 

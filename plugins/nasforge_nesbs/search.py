@@ -104,7 +104,7 @@ def sample_candidate(
 def _unique(
     members: list[Assignment], posterior: ArchPosterior, generator: torch.Generator, tries: int = 100
 ) -> list[Assignment]:
-    """Duplicates redrawn from p_alpha (A13's option); kept if p_alpha has too few distinct draws."""
+    """Duplicates redrawn from p_alpha (the ``unique`` option); kept if p_alpha has too few distinct draws."""
     out: list[Assignment] = []
     for a in members:
         for _ in range(tries):

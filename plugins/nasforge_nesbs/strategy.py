@@ -5,7 +5,7 @@ reads its decisions off the supernet contract (any space that implements it, NAS
 and DARTS included), runs Algorithm 5.1 and returns a SearchOutcome whose outcome is an
 ensemble:
 
-- ``members``: the n member genotypes, in the order sampled (duplicates possible, A13);
+- ``members``: the n member genotypes, in the order sampled (duplicates possible);
 - ``best``: the member whose own supernet loss is lowest (what single-architecture tools
   such as ``--export`` and evaluators take);
 - ``best_result``: the ensemble's estimated NLL and error on the selection split, and its

@@ -13,8 +13,9 @@ plain SVGD, delta = -1 removes the repulsion (particles collapse onto modes), de
 attracts. :func:`rbf_direction` is that closed form; :func:`generic_direction` computes
 the proposition literally by autograd for any kernel, and the tests hold one to the other.
 
-Steps follow the research note's A10: -phi is fed as the gradient of an SGD optimiser
-(thesis: lr 0.1, momentum 0.9, L = 1000). The bandwidth is the median heuristic (A7),
+Steps follow §5.3.4 (Alg. 5.3, Prop. 5.1 and eq. B.9 scale the step differently): -phi is
+fed as the gradient of an SGD optimiser (thesis: lr 0.1, momentum 0.9, L = 1000). The
+bandwidth is the median heuristic (Liu & Wang, 2016; the thesis gives none),
 a constant within each iteration.
 """
 
@@ -32,7 +33,7 @@ Kernel = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 
 
 def median_bandwidth(sq_dists: torch.Tensor) -> float:
-    """h = med(||x_i - x_j||^2) / log(n + 1) over pairs i < j (A7); 1 for n = 1 or collapsed particles."""
+    """h = med(||x_i - x_j||^2) / log(n + 1) over pairs i < j; 1 for n = 1 or collapsed particles."""
     n = sq_dists.shape[0]
     if n < 2:
         return 1.0
@@ -118,6 +119,6 @@ def svgd_rd(
     for _ in range(steps):
         phi = rbf_direction(x, log_prob_grad(log_prob, x), delta, bandwidth)
         opt.zero_grad(set_to_none=False)
-        x.grad = -phi  # ascent on phi (A10)
+        x.grad = -phi  # ascent on phi (thesis §5.3.4)
         opt.step()
     return x.detach()

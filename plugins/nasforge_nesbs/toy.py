@@ -1,7 +1,7 @@
 """The 2-D toy of thesis Fig. 5.2: SVGD-RD particles on a two-Gaussian mixture.
 
 Target (1/Z)[N(u1, S) + N(u2, S)], u1 = (-1, 0), u2 = (0, 1), S = diag(0.25, 0.5); n = 15
-particles, L = 1000 steps, step 0.1 (momentum 0.9, A10), RBF kernel with the median
+particles, L = 1000 steps, step 0.1 (momentum 0.9, §5.3.4), RBF kernel with the median
 bandwidth. The figure shows particles spreading more as delta grows while staying in the
 high-density region; delta = -1 removes the repulsion, so every particle climbs to a
 mode. :func:`spread` is the figure's diversity as a number (mean pairwise distance).

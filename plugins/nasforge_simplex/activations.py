@@ -6,8 +6,8 @@ exported network and a diagnostic fixture. Every entry is an ``nn.Module`` built
 ops ONNX exports (swish is ``nn.SiLU``), because a searched network must export.
 
 LeakyReLU's slope is a parameter, not a constant: the paper fixes none; PyTorch's default
-0.01 is the space's default, while the research note's fixtures use 0.1 (its ambiguity
-17). Either way leaky_relu is a near-duplicate of relu, the case the diagnostic warns about.
+0.01 is the space's default, while our test fixtures use 0.1 (our choice; the paper fixes no
+slope). Either way leaky_relu is a near-duplicate of relu, the case the diagnostic warns about.
 """
 
 from __future__ import annotations

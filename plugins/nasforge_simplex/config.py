@@ -80,7 +80,8 @@ class SimplexConfig:
     diagnostic_samples: int = attrs.field(default=512, validator=_count)
     #: Architectures ranked by alpha and by shared-weight loss at the end (0: none).
     rank_candidates: int = attrs.field(default=10, validator=[typed, in_range(ge=0, le=10_000)])
-    #: Weights closer than this count as tied (arg max "ambiguous"; research note A9).
+    #: Weights closer than this count as tied (arg max "ambiguous"; the paper's strict
+    #: total order, its A1, meets ties and rounding).
     tie_tol: float = attrs.field(default=1e-3, converter=as_float, validator=in_range(ge=0, lt=1))
     #: Evaluate the supernet and the derived network every n epochs (and at the last).
     eval_every: int = attrs.field(default=1, validator=_count)

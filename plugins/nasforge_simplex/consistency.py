@@ -3,28 +3,29 @@
 Given each candidate's output with the shared weights, ``g_i`` (the mixed edge forced to
 candidate i, everything else as searched), and the simplex point ``alpha``, the supernet's
 output is ``f = sum_i alpha_i g_i`` wherever the output is linear in that edge's weights.
-Then (Roberts, Liang and Sala; research note section 2 and E1-E9):
+Then (Roberts, Liang and Sala, §2: Lemma 5, Theorems 1, 4 and 7, and our derivations from
+them, each marked):
 
 - the identity: ``1/2 |g_i - f|^2 = (1 - alpha_i)^2 D_i`` with
   ``D_i = 1/2 |g_i - sum_{k != i} gamma_k g_k|^2``, ``gamma = alpha_{-i} / (1 - alpha_i)``
-  (Lemma 5); under realizability (A3, ``y = f``) the left side is candidate i's loss
-  ``L_i``, and at a stationary alpha (E7) it is ``L_i - L_alpha``;
-- the distance form (E1): the same quantity is ``1/2 (Delta alpha)_i - 1/4 alpha' Delta alpha``
+  (Lemma 5); under realizability (the paper's A3, ``y = f``) the left side is candidate i's loss
+  ``L_i``, and at a stationary alpha (ours: a KKT point of alpha on the simplex) it is ``L_i - L_alpha``;
+- the distance form (ours): the same quantity is ``1/2 (Delta alpha)_i - 1/4 alpha' Delta alpha``
   with ``Delta_ij = |g_i - g_j|^2``, so only unlabelled outputs and alpha are needed;
 - Theorem 7: ``L_i < L_j`` and Condition 6 (``D_i >= D_j``) imply ``alpha_j < alpha_i``;
   arg max is certified when Condition 6 holds between the best and every other candidate
   (h = 2 needs no condition: Theorem 1), and only where the theorem's assumptions hold
   (not in the heuristic regime below);
-- the exact pairwise margins (E2): ``M_j = (alpha_m - alpha_j) Delta_mj -
+- the exact pairwise margins (ours): ``M_j = (alpha_m - alpha_j) Delta_mj -
   sum_{k not in {m, j}} alpha_k (Delta_mk - Delta_jk) = 2 (L_j - L_m)`` for the arg max m;
   arg max is the best iff every margin is positive. Near-duplicates (small ``Delta_ij``)
   shrink the first term, so the others decide: weight split between two near-identical
   candidates hands arg max to a third (the "mass splitting" failure);
-- fragility (E4): the chance, over ``alpha ~ Dirichlet(1)``, that arg max and the
+- fragility (ours): the chance, over ``alpha ~ Dirichlet(1)``, that arg max and the
   geometric best disagree; zero iff the candidates are equidistant.
 
 Condition 6 is sufficient, not necessary, and conservative; the margins are exact under
-A3 or E7 and our derivation (not the paper's). The report says which regime applies:
+A3 or stationarity and our derivation (not the paper's). The report says which regime applies:
 "exact" needs the squared loss, a linear edge (small linearity gap) and realizability or
 stationarity (small identity residual); without targets A3 is assumed; anything else
 (cross-entropy, an edge followed by non-linear layers) is "heuristic", and only the
@@ -48,7 +49,8 @@ from nasforge.kernel.seeding import seeded_generator
 from nasforge.tools.scoring import kendall
 from nasforge_simplex.losses import squared_targets
 
-#: Relative tolerance of Condition 6's comparison and of ties in float64 (research note A9).
+#: Relative tolerance of Condition 6's comparison and of ties in float64 (the paper's
+#: strict total order, its A1, meets ties and rounding).
 EXACT_TOL = 1e-9
 #: A pair is a near-duplicate when its distance is below this share of the typical distance.
 NEAR_DUPLICATE_RATIO = 0.1
@@ -100,7 +102,7 @@ class ConsistencyReport:
     #: targets, the geometric loss (what L_i is under A3).
     losses: tuple[float, ...] = attrs.field(converter=_floats)
     supernet_loss: float | None
-    #: ``1/2 |g_i - f|^2`` by the distance form (E1): L_i under A3, L_i - L_alpha under E7.
+    #: ``1/2 |g_i - f|^2`` by the distance form: L_i under A3, L_i - L_alpha at stationarity.
     geometric: tuple[float, ...] = attrs.field(converter=_floats)
     #: Lemma 5's ``D_i`` (NaN where alpha_i is 1: no opposite face).
     D: tuple[float, ...] = attrs.field(converter=_floats)
@@ -112,7 +114,7 @@ class ConsistencyReport:
     #: ``condition6[i][j]``: ``L_i < L_j`` and ``D_i >= D_j`` (Theorem 7 then gives alpha_j < alpha_i).
     condition6: tuple[tuple[bool, ...], ...] = attrs.field(converter=_matrix)
     certified: bool
-    #: E2 margins of the arg max against each candidate (NaN at the arg max itself).
+    #: Exact margins of the arg max against each candidate (NaN at the arg max itself).
     margins: tuple[float, ...] = attrs.field(converter=_floats)
     exact_ok: bool
     near_duplicates: tuple[NearDuplicate, ...] = attrs.field(converter=to_tuple)
@@ -187,7 +189,8 @@ def pairwise_distances(g: torch.Tensor) -> torch.Tensor:
 
 
 def exact_margins(delta: torch.Tensor, alpha: torch.Tensor, m: int) -> torch.Tensor:
-    """E2: ``M_j = 2 (L_j - L_m)`` under A3 or E7, from distances and alpha alone."""
+    """Exact margins (ours): ``M_j = 2 (L_j - L_m)`` under A3 or stationarity, from distances
+    and alpha alone."""
     h = alpha.shape[0]
     out = torch.full((h,), float("nan"), dtype=delta.dtype)
     for j in range(h):
@@ -202,7 +205,7 @@ def exact_margins(delta: torch.Tensor, alpha: torch.Tensor, m: int) -> torch.Ten
 
 
 def fragility(delta: torch.Tensor, *, draws: int = FRAGILITY_DRAWS, seed: int = 0) -> float:
-    """P over ``alpha ~ Dirichlet(1)`` that arg max alpha is not the geometric best (E4)."""
+    """P over ``alpha ~ Dirichlet(1)`` that arg max alpha is not the geometric best (fragility)."""
     gen = seeded_generator(seed)
     e = -torch.log(torch.rand((draws, delta.shape[0]), generator=gen, dtype=torch.float64).clamp_min(1e-300))
     a = e / e.sum(dim=-1, keepdim=True)  # normalised exponentials are Dirichlet(1)
@@ -346,7 +349,7 @@ def consistency_report(
         ]
         for i in range(h)
     ]
-    # Theorem 7 holds under A3 (assumed without targets) or E7; a heuristic regime certifies nothing
+    # Theorem 7 holds under A3 (assumed without targets) or stationarity; a heuristic regime certifies nothing
     certified = regime != REGIME_HEURISTIC and all(condition6[best][j] for j in range(h) if j != best)
     margins = exact_margins(delta, a, m)
     exact_ok = bool(all(float(margins[j]) > 0 for j in range(h) if j != m))
@@ -464,5 +467,5 @@ def _verdict(
         )
     return CONSISTENT, (
         f"arg max {ops[m]} is the shared best; Condition 6 does not certify it (it is conservative), "
-        "the exact margins (E2) are all positive"
+        "the exact margins are all positive"
     )

@@ -2,9 +2,9 @@
 
 The paper's ``g_i`` is "discrete architecture i evaluated with the shared weights"; in a
 supernet with several mixed edges, that is the network with edge ``e`` forced to
-candidate i and every other edge left at its searched weights (research note, A14). The
-probe computes those outputs through the supernet contract alone (``forward(x,
-weights)``), so it runs on any space: the last activation layer of ``act-mlp`` (exactly
+candidate i and every other edge left at its searched weights (our heuristic: the paper
+leaves DAG cells to future work). The probe computes those outputs through the supernet contract alone
+(``forward(x, weights)``), so it runs on any space: the last activation layer of ``act-mlp`` (exactly
 linear: the identity holds), its earlier layers and the cells of NAS-Bench-201 or DARTS
 (not linear: the report says "heuristic" and measures how far from linear it is).
 """
@@ -91,8 +91,8 @@ def supernet_consistency(
     """The diagnostic of every mixed edge of every cell, in topology row order.
 
     ``alphas`` are the searched simplex points (one tensor per cell, rows on the simplex);
-    ``x``/``y`` the split alpha was fitted on (the research note's A8: the identity is
-    exact, under stationarity, on that split).
+    ``x``/``y`` the split alpha was fitted on (our derivation, not the paper's: the
+    identity is exact, under stationarity, on that split).
     """
     out = []
     for c, (topology, a) in enumerate(zip(supernet.topology, alphas, strict=True)):

@@ -2,8 +2,8 @@
 
 Projected gradient is the third way to keep architecture parameters on the simplex (beside
 softmax logits and exponentiated gradient); unlike the other two it reaches the boundary,
-setting weights exactly to zero, which is why the paper's interior assumption (A2) is
-weaker than needed: only ``alpha_i < 1`` is (research note, E8).
+setting weights exactly to zero, which is why the paper's A2 (interior: every alpha_i in (0, 1))
+is stronger than needed: only ``alpha_i < 1`` is (our derivation).
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """The best simplex point at fixed shared weights: ``argmin_alpha 1/2 |y - sum alpha_i g_i|^2``.
 
-The paper assumes realizability (A3); the research note's E7 replaces it by stationarity:
+The theory rests on the paper's A3 (realizability); our derivation replaces it by stationarity:
 at the minimiser over the simplex, with the weights fixed, ``L_i - L_alpha = (1 -
 alpha_i)^2 D_i`` for every candidate alpha keeps. This solves that small convex QP
 exactly, by its KKT conditions on each support (2^h - 1 linear systems: h is the number
-of candidates of one edge, a handful), which is what a test of E7 to 1e-9 needs.
+of candidates of one edge, a handful), which is what a test of that identity to 1e-9 needs.
 """
 
 from __future__ import annotations

@@ -1,14 +1,15 @@
 """The paper's setting: a two-layer network ``f(x) = v . sigma_alpha(W x)`` and its candidates.
 
 Fixtures and pre-search checks need the candidates' outputs ``g_i(x) = v . sigma_i(W x)``
-with shared ``W`` (stored ``(d, k)``, research note A1) and a fixed ``v`` of entries
-``+-1/sqrt(d)`` (A2), drawn from one seed, in float64 so that the identities hold to
-1e-10 and not to float32's rounding. Inputs are ``x ~ N(0, I_k)`` (A15), weights
-``W_ij ~ N(0, scale^2 / k)``.
+with shared ``W`` (stored ``(d, k)``: the paper writes ``sigma(W x)`` but ``W*^T x`` in its
+proofs) and a fixed ``v`` of entries ``+-1/sqrt(d)`` (our choice: the paper calls only ``W``
+shared), drawn from one seed, in float64 so that the identities hold to 1e-10 and not to
+float32's rounding. Inputs are ``x ~ N(0, I_k)`` (the paper states no input distribution),
+weights ``W_ij ~ N(0, scale^2 / k)``.
 
-:func:`op_set_report` is the pre-search check of a candidate set (research note, section
-7: ``op_set_fragility``): it draws such a network, asks how far apart the candidates'
-outputs are, and flags near-duplicates before any search is run.
+:func:`op_set_report` is the pre-search check of a candidate set (our derivation from
+fragility): it draws such a network, asks how far apart the candidates' outputs are, and
+flags near-duplicates before any search is run.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from nasforge.kernel.seeding import seeded_generator
 from nasforge_simplex.activations import apply_activation, check_ops
 from nasforge_simplex.consistency import ConsistencyReport, consistency_report
 
-#: LeakyReLU's slope in the research note's fixtures (A17).
+#: LeakyReLU's slope in our test fixtures (the paper fixes none).
 FIXTURE_NEGATIVE_SLOPE = 0.1
 
 

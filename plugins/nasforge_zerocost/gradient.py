@@ -4,7 +4,8 @@ All three are the zero-cost-nas (Abdelfattah et al., 2021) variants, summed over
 Conv/Linear weights, because those are what the published NAS-Bench-201 correlations and
 the HNAS tables were produced with. The literal thesis forms (|θᵀg| etc.) are degenerate
 on BatchNorm networks: a weight followed by BN is scale-invariant, so θᵀ∇_θL = 0 exactly
-on it (HNAS notes §2.4a measured Spearman 0.11 vs 0.80 for the zero-cost form).
+on it (our measurement over 40 random cells: literal SNIP's Spearman with M_Trace 0.11,
+the zero-cost form's 0.80).
 """
 
 from __future__ import annotations
@@ -82,7 +83,7 @@ class Snip(SharedPassMetric):
 class Grasp(SharedPassMetric):
     """Σ −θ ⊙ (H g) over Conv/Linear weights, H g by double back-propagation on the batch
     loss (zero-cost GraSP). Batch Hessian, not the thesis's per-sample H_i: the per-sample
-    form costs ~4x more on CPU (HNAS notes §10.1) and is not what was published.
+    form costs ~4x more on CPU (our measurement) and is not what was published.
 
     Higher is better: the sign convention under which the zero-cost-nas table reports a
     positive NAS-Bench-201 correlation (0.514 on CIFAR-10). The sign is not fixed: 16 of

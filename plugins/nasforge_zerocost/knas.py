@@ -7,9 +7,10 @@ NAS-Bench-201 cells, RESULTS.md, so a NASI ν tuned on one is meaningless for th
 
 - ``knas``: the KNAS paper's MGM formula, each sample forwarded alone in train mode
   (batch size 1, BatchNorm on that sample's own statistics). It is the paper's formula,
-  not the statistic KNAS's public code computes: per the Eigen-NAS research note (§6.C),
-  that code keeps the first 100 gradient entries of at most 11 parameter tensors and sums
-  centred split-half products of 50 single-sample gradients, a covariance-like number
+  not the statistic KNAS's public code computes: as we read that code (Xu et al., ICML
+  2021, public implementation), it keeps the first 100 gradient entries of at most 11
+  parameter tensors and sums centred split-half products of 50 single-sample gradients, a
+  covariance-like number
   that is not the mean of the Gram matrix. That statistic is not implemented here.
 - ``nasi_proxy``: NASI's ‖Θ̃₀(A)‖_tr (eq. 12), the gradient of the batch-mean loss with
   the batch forwarded together (train-mode BatchNorm on batch statistics), one backward.

@@ -14,9 +14,10 @@ class Naswot(SharedPassMetric):
     """log|det K_H|, K_H[i,j] = Σ_ReLUs (#units where samples i and j are both active or
     both inactive) = N_A − Hamming distance of the binary codes.
 
-    The ICML version with binary codes, which NASI's Table 3 calls NASWOT (NASI notes
-    A17); the v1 Jacobian score is ``jacob_cov``. Taps ``nn.ReLU`` modules only (not
-    ``F.relu`` calls); a network with none has K = 0 and scores -inf, flagged.
+    The ICML version with binary codes, which NASI's Table 3 calls NASWOT (it cites the
+    ICML paper, though the zero-cost implementations it uses offer the v1 Jacobian score,
+    which is ``jacob_cov`` here). Taps ``nn.ReLU`` modules only (not ``F.relu`` calls); a
+    network with none has K = 0 and scores -inf, flagged.
     """
 
     info: ClassVar[MetricInfo] = MetricInfo(

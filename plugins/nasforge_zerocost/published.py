@@ -1,7 +1,6 @@
 """Published NAS-Bench-201 CIFAR-10 rank correlations, for side-by-side reports.
 
-Sources (transcribed in the research notes ``anchors.md`` §4.2 and, for HNAS,
-``seed-001-ch7-hnas.md`` §6):
+Sources (the published tables, transcribed by hand):
 "zc" = Abdelfattah et al. 2021 notebook, all 15,625 cells, one CIFAR-10 batch of 64,
 |Spearman| vs test accuracy; "vkdnw" = VKDNW (CVPR 2025) Table 1 re-run, Spearman;
 "thesis" = Shu's thesis, the HNAS chapter, Tables 7.5/7.12 ("realizable" = the raw

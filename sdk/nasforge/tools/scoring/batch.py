@@ -1,7 +1,7 @@
 """Turning "which data" into one fixed, hashed batch.
 
 Every architecture of a sweep must see the same batch and the same initialisation seed
-(HNAS notes §2.4d: κ and M depend on both), and the cache must know what that batch was,
+(κ and M depend on both: Shu's thesis, Tables 7.10 and 7.11), and the cache must know what that batch was,
 so the batch is drawn once here and carries its content hash.
 """
 
