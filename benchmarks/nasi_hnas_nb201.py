@@ -73,7 +73,7 @@ NASI_BUILD = {"C": 8, "N": 5}
 NASI_BASE = {"steps": 100, "batch_size": 64, "mu": 1.0, "mode": "ada", "calibration_samples": 50}
 #: One row per ν₀ rule (nasforge_nasi.config.NU0_RULES): eq. 40's mean; 5x it, our reading
 #: of the paper's "relatively large" ν₀ (the rule of ``nu0="paper"`` in ADA mode); the
-#: absolute 1000 the paper used on NAS-Bench-1Shot1 (this benchmark's issue-11 default).
+#: absolute 1000 the paper used on NAS-Bench-1Shot1 (this benchmark's earlier default).
 NASI_RULES = ("eq40-mean", "eq40-relative", "nb1shot1-absolute")
 HNAS_STEPS = 20
 #: The authors' code's metric network and kernel, on Gaussian data: every HNAS row's pool.
