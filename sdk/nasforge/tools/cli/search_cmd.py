@@ -96,21 +96,13 @@ def search(
 ) -> None:
     """Search a space with a strategy, journaling every trial, and print the best architecture.
 
-    Ask/tell (random, rea, local, ...) on the bundled NAS-Bench-201 table:
+    Examples (ask/tell on the bundled NAS-Bench-201 table; one-shot on bundled data;
+    two objectives under a constraint; four trials in flight on a Ray cluster):
 
         nasforge search --strategy rea --dataset cifar10 --budget-trials 200
-
-    One-shot (darts, prdarts, nasi, ...), training a supernet on bundled data:
-
-        nasforge search --strategy darts --dataset digits -o epochs=5
-
-    Two objectives under a constraint (prints and draws the Pareto front):
-
-        nasforge search --strategy nsga2 --objective valid_accuracy:max
-        --objective latency_ms:min --constraint 'params_mb<=0.5'
-
-    On a Ray cluster, four trials in flight, each told as it finishes:
-
+        nasforge search --space darts --strategy darts --dataset digits -o epochs=5
+        nasforge search --strategy nsga2 --objective valid_accuracy:max \\
+            --objective latency_ms:min --constraint 'params_mb<=0.5'
         nasforge search --executor ray --ray-address HOST:PORT --workers 4 --async
 
     Kill it at any time and continue with `nasforge resume RUN_DIR`.
