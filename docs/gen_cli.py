@@ -21,6 +21,15 @@ when the documentation is built, plugin commands included, so it always matches 
 installed version. Commands that take `--json` print one object whose fields are listed
 in [JSON output](../json-output.md).
 
+Each option's help is one short line, so that `--help` reads in an 80-column terminal;
+`search` groups its options as below (search, budget and stopping, data, execution,
+output). What an option does at length is in the guide: the data a search trains on and
+its file formats in [your own data](../getting-started/your-own-data.md), stop rules in
+[stopping early](../guide/stopping.md), `--workers`, `--async`, `--executor` and
+`--retries` in [scaling out](../guide/scaling.md), what `--export` writes for an ensemble
+in [ensembles](../guide/ensembles.md), `--objective`, `--constraint` and `--plot` in
+[objectives](../guide/objectives.md).
+
 """
 
 

@@ -56,7 +56,7 @@ def hnas(
         list[str] | None, typer.Option("--evaluator-option", help="Evaluator option key=value.")
     ] = None,
     run_dir: Annotated[Path | None, typer.Option(help="Journal directory (default: runs/hnas-...).")] = None,
-    out: Annotated[Path, typer.Option(help="Directory for genotype.safetensors and model.onnx.")] = Path(
+    out: Annotated[Path, typer.Option(help="Directory for the genotype and its ONNX model.")] = Path(
         "export/hnas"
     ),
     onnx: Annotated[bool, typer.Option("--onnx/--no-onnx", help="Also export the network as ONNX.")] = True,

@@ -1,7 +1,9 @@
 """The Python face of the main CLI tasks: one call per command, same defaults.
 
-Searching is defined in :mod:`nasforge.run.api`, training the chosen architecture in
-:mod:`nasforge.tools.winner`; this is the name to import them by.
+Searching is defined in :mod:`nasforge.run.api`, scoring and correlating in
+:mod:`nasforge.tools.scoring.api`, exporting in :mod:`nasforge.tools.export.api`, training
+the chosen architecture in :mod:`nasforge.tools.winner`; this is the name to import them
+by. Each makes every check its command makes, with one message.
 """
 
 from __future__ import annotations
@@ -11,15 +13,23 @@ from typing import Any
 
 from nasforge.run.api import DEFAULT_TRIALS, build_spec, load_space, resume, search
 from nasforge.run.training.recipe import TrainRecipe
+from nasforge.tools.export.api import GenotypeExport, RunEnsembleExport, export
+from nasforge.tools.scoring.api import Scores, correlate, score
 from nasforge.tools.winner import TrainedWinner, train_winner
 
 __all__ = [
     "DEFAULT_TRIALS",
+    "GenotypeExport",
+    "RunEnsembleExport",
+    "Scores",
     "TrainRecipe",
     "TrainedWinner",
     "build_spec",
+    "correlate",
+    "export",
     "load_space",
     "resume",
+    "score",
     "search",
     "train",
 ]

@@ -28,6 +28,16 @@ def advised(cls: type[E], template: str, *, python: str, cli: str) -> E:
     return error
 
 
+def worded(cls: type[E], template: str, **words: tuple[str, str]) -> E:
+    """``cls(template)`` with each ``{name}`` in it replaced by the first of ``words[name]``
+    (how a Python caller names it: ``sample``, ``whole_space=True``); its
+    :data:`CLI_MESSAGE` has the second there (the command line's: ``--sample``, ``--all``).
+    For a refusal that names the caller's own settings, which the two faces spell apart."""
+    error = cls(template.format(**{name: python for name, (python, _) in words.items()}))
+    setattr(error, CLI_MESSAGE, template.format(**{name: cli for name, (_, cli) in words.items()}))
+    return error
+
+
 def resume_advice(run_dir: str | os.PathLike[str]) -> tuple[str, str]:
     """(Python, command line) words for continuing the run in ``run_dir``."""
     where = os.fspath(run_dir)
@@ -40,4 +50,4 @@ def cli_message(error: BaseException) -> str:
     return text if isinstance(text, str) else str(error)
 
 
-__all__ = ["CLI_MESSAGE", "advised", "cli_message", "resume_advice"]
+__all__ = ["CLI_MESSAGE", "advised", "cli_message", "resume_advice", "worded"]

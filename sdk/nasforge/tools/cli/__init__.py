@@ -14,12 +14,17 @@ from nasforge.kernel.registry import get_registry
 from nasforge.run.advice import cli_message
 from nasforge.tools.cli import export_cmd, listing, log_output, report_cmd, score_cmd, search_cmd, train_cmd
 from nasforge.tools.cli.error_lines import one_line, os_error_line, resource_error_line, usage_error_line
-from nasforge.tools.cli.executor_flags import commands_taking_executor_options, expand_executor_flags
+from nasforge.tools.cli.executor_flags import (
+    FlagListingGroup,
+    commands_taking_executor_options,
+    expand_executor_flags,
+)
 from nasforge.tools.cli.output import err_console, set_running_command
 from nasforge.tools.cli.plugin_commands import mount_plugin_commands
 
 app = typer.Typer(
     name="nasforge",
+    cls=FlagListingGroup,
     help="Neural architecture search from the command line: list plugins, search, resume, train, export.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,

@@ -18,7 +18,7 @@ from nasforge.kernel.registry import Registry, get_registry
 from nasforge.tools.cli import log_output
 
 
-def _quiet_logs(value: bool) -> bool:
+def quiet_logs(value: bool) -> bool:
     """A command's ``--quiet`` also keeps its status messages to warnings and errors."""
     if value:
         log_output.quieten()
@@ -26,19 +26,9 @@ def _quiet_logs(value: bool) -> bool:
 
 
 Quiet = Annotated[
-    bool, typer.Option("--quiet", "-q", help="No progress bar; warnings only.", callback=_quiet_logs)
+    bool, typer.Option("--quiet", "-q", help="No progress bar; warnings only.", callback=quiet_logs)
 ]
 Device = Annotated[str, typer.Option(help="cpu or cuda.")]
-#: The training device of a search (``nasforge search``): None leaves the default (cpu).
-SearchDevice = Annotated[
-    str | None,
-    typer.Option(
-        "--device",
-        help="Where a one-shot strategy (darts, prdarts, nasi) trains its supernet, an ask/tell "
-        "evaluator that trains (short-train) its networks, and a strategy that scores networks "
-        "(prerank, eigennas) scores them: cpu, cuda or cuda:N (default: cpu).",
-    ),
-]
 BuildOptions = Annotated[
     list[str] | None, typer.Option("--build-option", help="Network option key=value, e.g. C=8.")
 ]

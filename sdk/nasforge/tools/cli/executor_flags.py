@@ -6,14 +6,18 @@ options the chosen executor has; an executor plugin may also declare flags for t
 ``--executor-option address=HOST:PORT``), so the core names no engine's options. The
 flags are rewritten before the command line is parsed, wherever they stand among the
 command's arguments; a flag used with another executor is refused by that executor's
-option check, in one line naming the executor that takes it.
+option check, in one line naming the executor that takes it. Each command's ``--help``
+lists the flags of the installed executors beside ``--executor-option`` (:class:`FlagListingGroup`).
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Collection
+from typing import Any, Protocol
 
 import typer
+from typer.core import TyperGroup
 
 from nasforge.kernel.registry import Registry
 from nasforge.run.executors import flag_owners
@@ -68,3 +72,66 @@ def commands_taking_executor_options(app: typer.Typer) -> set[str]:
     group = typer.main.get_command(app)
     commands = getattr(group, "commands", {})
     return {name for name, command in commands.items() if any(OPTION in p.opts for p in command.params)}
+
+
+class _Command(Protocol):
+    """What these helpers use of a Click command (Typer vendors Click in recent releases,
+    so the class to name depends on the installed Typer)."""
+
+    params: list[Any]
+
+    def get_help_option(self, ctx: Any) -> Any: ...
+
+
+def list_executor_flags(command: _Command, registry: Registry) -> None:
+    """Show the executor flags ``registry`` declares in ``command``'s help, right after its
+    ``--executor-option`` and in its panel: ``--NAME-KEY VALUE  -x KEY=VALUE (NAME)`` for executor NAME.
+
+    They are never parsed as options of their own (:func:`expand_executor_flags` rewrites
+    them first), so each only takes a value and drops it; a flag at the end of the command
+    line with no value is a usage error, as any option's would be.
+    """
+    at = next((i for i, p in enumerate(command.params) if OPTION in getattr(p, "opts", ())), None)
+    if at is None:
+        return
+    generic = command.params[at]
+    present = {opt for p in command.params for opt in getattr(p, "opts", ())}
+    listed: list[Any] = []
+    for flag, (executor, option) in sorted(flag_owners(registry).items()):
+        if flag in present:
+            continue
+        shown = copy.copy(generic)  # a Typer option as Typer renders it, in the same panel
+        shown.name = f"executor flag {flag}"
+        shown.opts, shown.secondary_opts = [flag], []
+        shown.multiple, shown.default, shown.expose_value = False, None, False
+        shown.metavar = "VALUE"
+        shown.help = f"-x {option}=VALUE ({executor})."
+        listed.append(shown)
+    command.params[at + 1 : at + 1] = listed
+
+
+def help_in_last_panel(command: _Command, ctx: Any) -> None:
+    """Where every option of ``command`` sits in a named help panel, ``--help`` joins the
+    last one rather than standing alone in a panel of its own (three lines saved)."""
+    options = [p for p in command.params if getattr(p, "param_type_name", None) == "option"]
+    panels = [getattr(p, "rich_help_panel", None) for p in options]
+    if panels and all(panels):
+        help_option = command.get_help_option(ctx)
+        if help_option is not None:
+            help_option.rich_help_panel = panels[-1]
+
+
+class FlagListingGroup(TyperGroup):
+    """The ``nasforge`` group: each command it hands out lists the installed executors'
+    flags in its help (the registry is the context's object, as :func:`nasforge.tools.cli.main`
+    passes it), and its ``--help`` in its last panel where it has panels."""
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        command = super().get_command(ctx, cmd_name)
+        if command is None:
+            return None
+        registry = ctx.find_object(Registry)
+        if registry is not None:
+            list_executor_flags(command, registry)
+        help_in_last_panel(command, ctx)
+        return command

@@ -1,4 +1,8 @@
-"""`nasforge export` and `nasforge inspect`."""
+"""`nasforge export` and `nasforge inspect`.
+
+``export`` parses its flags, calls :func:`nasforge.api.export` (which makes every check,
+with one message) and prints what was written.
+"""
 
 from __future__ import annotations
 
@@ -9,22 +13,20 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from nasforge import api
 from nasforge.kernel.datasets import TensorData
-from nasforge.kernel.errors import NasforgeError
 from nasforge.kernel.progress_log import ProgressLog, bar_is_live
-from nasforge.kernel.registry import Registry
-from nasforge.kernel.search_space import BUILD
 from nasforge.run.defaults import strategy_default_note
 from nasforge.tools.cli.common_options import Device, Quiet, command_registry
-from nasforge.tools.cli.options import parse_options, parse_shape
+from nasforge.tools.cli.options import parse_options
 from nasforge.tools.cli.output import err_console, out_console, print_json
-from nasforge.tools.export import export_bundle, inspect_file, resolve_genotype, run_build_options
+from nasforge.tools.export import api as export_api
+from nasforge.tools.export import inspect_file
+from nasforge.tools.export.api import RunEnsembleExport
 from nasforge.tools.export.parity import DEFAULT_ATOL, DEFAULT_RTOL
-from nasforge.tools.export.path_probe import PathKind, probe_path
-from nasforge.tools.export.run_ensemble import RunEnsemble, export_run_ensemble, run_ensemble
 
 #: The example input of a genotype string or file, which knows no data.
-DEFAULT_INPUT_SHAPE = "1,3,32,32"
+DEFAULT_INPUT_SHAPE = ",".join(map(str, export_api.DEFAULT_INPUT_SHAPE))
 
 
 Source = Annotated[
@@ -43,16 +45,12 @@ InputShape = Annotated[
 BuildOption = Annotated[
     list[str] | None, typer.Option("--build-option", help="Network option key=value, e.g. num_classes=100.")
 ]
-Tolerance = Annotated[
-    float, typer.Option(min=0.0, help="Absolute part of the accepted |torch - onnxruntime| (atol).")
-]
-Rtol = Annotated[
-    float, typer.Option(min=0.0, help="Relative part: x the largest |logit| of each sample (rtol).")
-]
+Tolerance = Annotated[float, typer.Option(help="Absolute part of the accepted |torch - onnxruntime| (atol).")]
+Rtol = Annotated[float, typer.Option(help="Relative part: x the largest |logit| of each sample (rtol).")]
 Member = Annotated[
     int | None,
     typer.Option(
-        min=0,
+        metavar="K",
         help="Of a multi-objective run, export member K of its Pareto front (numbered from 0 as "
         "`nasforge search` prints it) instead of its best (member 0); of an ensemble run, its "
         "member K alone.",
@@ -61,7 +59,7 @@ Member = Annotated[
 TrainEpochs = Annotated[
     int,
     typer.Option(
-        min=0,
+        metavar="N",
         help="Of an ensemble run: train every member from scratch for N epochs on the run's "
         "training data before export (SGD, momentum 0.9, cosine lr from 0.05); 0: untrained.",
     ),
@@ -105,151 +103,55 @@ def export(
     found an ensemble (nesbs) is exported as `nasforge search --export` exports it:
     manifest.json, member_NN.onnx and ensemble.onnx, written together.
     """
-    registry = command_registry(ctx)
-    found = run_ensemble(source, registry, space) if probe_path(source) is PathKind.DIRECTORY else None
-    if found is not None:
-        if member is not None and train_epochs:
-            raise NasforgeError("--train-epochs trains the whole ensemble: drop --member")
-        if member is None and not onnx:
-            raise NasforgeError(
-                "an ensemble export is ONNX files: --no-onnx applies to one member (--member K)"
-            )
-        if member is None:
-            _export_ensemble_run(
-                found, out, registry, input_shape, build_option, tolerance, rtol, train_epochs, fuse, device,
-                quiet, json_out,
-            )  # fmt: skip
-            return
-        if not 0 <= member < len(found.ensemble):
-            raise NasforgeError(
-                f"--member {member}: the ensemble of {source} has {len(found.ensemble)} members "
-                f"(0..{len(found.ensemble) - 1})"
-            )
-    elif train_epochs:
-        raise NasforgeError("--train-epochs trains the members of an ensemble run: give such a run directory")
-    if found is not None and member is not None:
-        sp, g = found.space, found.ensemble.members[member]
-        if input_shape is None and found.input_shape is not None:
-            input_shape = ",".join(map(str, (1, *found.input_shape)))
-    else:
-        sp, g = resolve_genotype(source, space, registry, member=member)
-    shape = parse_shape(input_shape or DEFAULT_INPUT_SHAPE)
-    # a run's own network options first (what its search built), the command's over them
-    build = {**run_build_options(source), **parse_options(build_option)}
-    result = _export_genotype(sp, g, out, shape, build, onnx, tolerance, rtol, member)
-    if json_out:
-        print_json(result)
-        return
-    _print_facts("exported", result)
-
-
-def _export_genotype(
-    sp: Any,
-    g: Any,
-    out: Path,
-    shape: tuple[int, ...],
-    build: dict[str, Any],
-    onnx: bool,
-    tolerance: float,
-    rtol: float,
-    member: int | None,
-) -> dict[str, object]:
-    """One genotype's files (genotype, and its network as ONNX), and what was written."""
-    if onnx and BUILD not in sp.capabilities:
-        raise NasforgeError(f"space '{sp.name}' cannot build a network to export: use --no-onnx")
-    bundle = export_bundle(
-        g, out, sp, input_shape=shape, build_options=build, onnx=onnx, tolerance=tolerance, rtol=rtol
-    )
-    result: dict[str, object] = {"genotype": str(bundle.genotype_file), "text": sp.format(g)}
-    if build:
-        result["build"] = dict(build)
-    if member is not None:
-        result["member"] = member
-    report = bundle.onnx
-    if report is not None:
-        result.update(
-            onnx=str(report.path),
-            max_abs_diff=report.max_abs_diff,
-            max_rel_error=report.max_rel_error,
-            tolerance=report.tolerance,
-            rtol=report.rtol,
-            tolerance_used=report.tolerance_used,
-            seconds=round(report.seconds, 3),
-        )
-    return result
-
-
-def _export_ensemble_run(
-    found: RunEnsemble,
-    out: Path,
-    registry: Registry,
-    input_shape: str | None,
-    build_option: list[str] | None,
-    tolerance: float,
-    rtol: float,
-    train_epochs: int,
-    fuse: bool,
-    device: str,
-    quiet: bool,
-    json_out: bool,
-) -> None:
-    """The ensemble export of a run (members trained first with ``train_epochs``), and
-    what was written, as the single export prints it plus one row per member."""
-    if BUILD not in found.space.capabilities:
-        raise NasforgeError(f"space '{found.space.name}' cannot build the members' networks to export")
-    with _TrainingBar(len(found.ensemble), train_epochs, not quiet and train_epochs > 0) as bar:
-        written, data = export_run_ensemble(
-            found,
+    with _TrainingBar(not quiet) as bar:
+        result = api.export(
+            source,
             out,
-            registry,
-            train_epochs=train_epochs,
-            input_shape=parse_shape(input_shape) if input_shape else None,
+            space=space,
+            onnx=onnx,
+            input_shape=input_shape,
             build_options=parse_options(build_option),
-            fuse=fuse,
             tolerance=tolerance,
             rtol=rtol,
+            member=member,
+            train_epochs=train_epochs,
+            fuse=fuse,
             device=device,
-            on_data=bar.data,
+            on_training=bar.start,
             on_epoch=bar,
+            registry=command_registry(ctx),
         )
-    ens = found.ensemble
-    result: dict[str, Any] = {
-        "ensemble_dir": str(written.directory),
-        "manifest": str(written.manifest),
-        "members": [str(p) for p in written.members],
-        "fused": None if written.fused is None else str(written.fused),
-        "method": ens.method,
-        "combine": ens.combine,
-        "weights": "untrained" if data is None else f"trained {train_epochs} epochs on {data.name}",
-        "max_abs_diff": written.max_abs_diff,
-        "seconds": round(written.seconds, 3),
-    }
-    if data is not None:
-        result["train_examples"] = len(data)
     if json_out:
-        print_json(result)
+        print_json(result.to_json())
         return
-    _print_facts("exported ensemble", result)
+    _print_facts(
+        "exported ensemble" if isinstance(result, RunEnsembleExport) else "exported", result.to_json()
+    )
 
 
 class _TrainingBar:
-    """Progress of training the members (epochs of all members, which member now); where
-    no bar is live on a terminal, the count goes to the log every few seconds instead."""
+    """Progress of training an ensemble's members (epochs of all members, which member
+    now), started when training starts; where no bar is live on a terminal, the count
+    goes to the log every few seconds instead."""
 
-    def __init__(self, members: int, epochs: int, enabled: bool) -> None:
-        self.members, self.epochs, self.enabled = members, epochs, enabled
-        self.total = members * epochs
-        self.done = 0
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.members = self.epochs = self.total = self.done = 0
         self.progress: Progress | None = None
+        self.log: ProgressLog | None = None
+
+    def __enter__(self) -> _TrainingBar:
+        return self
+
+    def start(self, data: TensorData, members: int, epochs: int) -> None:
+        self.members, self.epochs, self.total = members, epochs, members * epochs
         self.log = ProgressLog(
             "nasforge.export",
             "training the ensemble's members",
             self.total,
             unit="epoch",
-            silent=bar_is_live(enabled, err_console),
+            silent=bar_is_live(self.enabled, err_console),
         )
-
-    def __enter__(self) -> _TrainingBar:
         if self.enabled:
             self.progress = Progress(
                 TextColumn("[bold]{task.description}"),
@@ -260,17 +162,13 @@ class _TrainingBar:
                 console=err_console,
             )
             self.progress.start()
-            self.task = self.progress.add_task(f"member 1/{self.members}", total=self.total)
-        return self
-
-    def data(self, data: TensorData) -> None:
-        if self.progress is not None:
-            self.progress.update(self.task, description=f"member 1/{self.members} on {data.name}")
+            self.task = self.progress.add_task(f"member 1/{members} on {data.name}", total=self.total)
 
     def __call__(self, member: int, epoch: int, log: dict[str, float]) -> None:
         self.done = member * self.epochs + epoch
         detail = f"member {member + 1}/{self.members}, train loss {log.get('loss', float('nan')):.3f}"
-        self.log.update(self.done, detail)
+        if self.log is not None:
+            self.log.update(self.done, detail)
         if self.progress is not None:
             self.progress.update(
                 self.task, completed=self.done, description=f"member {member + 1}/{self.members}"
@@ -279,7 +177,7 @@ class _TrainingBar:
     def __exit__(self, *exc: object) -> None:
         if self.progress is not None:
             self.progress.stop()
-        if exc[0] is None:
+        if exc[0] is None and self.log is not None:
             self.log.finish(self.done)
 
 

@@ -12,6 +12,17 @@ import json
 from typing import Any
 
 from nasforge.kernel.errors import OptionError, show
+from nasforge.tools.export.input_shape import MAX_SHAPE_ELEMENTS, parse_shape
+
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_LENGTH",
+    "MAX_SHAPE_ELEMENTS",
+    "json_depth",
+    "parse_options",
+    "parse_shape",
+    "parse_value",
+]
 
 #: Deepest nesting of lists/objects an option value may have ({"supernet": {"C": 8}} is 2).
 MAX_DEPTH = 32
@@ -67,23 +78,3 @@ def json_depth(text: str) -> int:
         elif ch in "]}":
             depth = max(0, depth - 1)
     return deepest
-
-
-#: Most elements an example input may have (a 3x4096x4096 image is about 2^25.6).
-MAX_SHAPE_ELEMENTS = 2**28
-
-
-def parse_shape(text: str) -> tuple[int, ...]:
-    """``"1,3,32,32"`` or ``"1x3x32x32"`` -> ``(1, 3, 32, 32)``; absurd sizes are refused."""
-    try:
-        shape = tuple(int(part) for part in text.replace("x", ",").split(","))
-    except ValueError as exc:
-        raise OptionError(f"input shape {show(text)} is not a comma-separated list of integers") from exc
-    if not shape or any(d <= 0 for d in shape):
-        raise OptionError(f"input shape {show(text)} must have positive sizes")
-    elements = 1
-    for d in shape:
-        elements *= d
-        if elements > MAX_SHAPE_ELEMENTS:
-            raise OptionError(f"input shape {show(text)} has over {MAX_SHAPE_ELEMENTS} elements")
-    return shape

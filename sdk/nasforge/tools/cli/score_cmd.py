@@ -1,4 +1,8 @@
-"""`nasforge score` and `nasforge correlate`: training-free metrics from the command line."""
+"""`nasforge score` and `nasforge correlate`: training-free metrics from the command line.
+
+Both parse their flags, call :func:`nasforge.api.score` or :func:`nasforge.api.correlate`
+(which make every check, with one message) and print what comes back.
+"""
 
 from __future__ import annotations
 
@@ -21,12 +25,9 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from nasforge.kernel.errors import NasforgeError
+from nasforge import api
 from nasforge.kernel.progress_log import ProgressLog, bar_is_live
-from nasforge.kernel.registry import Registry
-from nasforge.kernel.search_space import ENUMERATE
 from nasforge.run import defaults
-from nasforge.run.defaults import default_component
 from nasforge.tools.cli.common_options import (
     BuildOptions,
     CacheDir,
@@ -41,13 +42,9 @@ from nasforge.tools.cli.common_options import (
 from nasforge.tools.cli.error_lines import one_line
 from nasforge.tools.cli.options import parse_options
 from nasforge.tools.cli.output import err_console, out_console, print_json
-from nasforge.tools.export import resolve_genotype
-from nasforge.tools.scoring.cache import default_cache_dir
+from nasforge.tools.scoring.api import BASELINES, DEFAULT_SAMPLE
+from nasforge.tools.scoring.correlate import CorrelationResult
 from nasforge.tools.scoring.outcome import MetricScore
-from nasforge.tools.scoring.parallel import SweepExecutor
-
-#: Always shown beside any metric, because they are hard to beat (NAS-Bench-Suite-Zero).
-BASELINES = defaults.BASELINE_METRICS
 
 MetricList = Annotated[
     list[str] | None,
@@ -56,20 +53,8 @@ MetricList = Annotated[
 DataOption = Annotated[
     str, typer.Option(help="Batch source: gaussian (data-agnostic), digits, or any dataset name.")
 ]
-
-#: Seeds seed torch generators, which take 64-bit values.
-MAX_SEED = 2**63 - 1
-
-
-def _metrics(names: list[str] | None, *, with_baselines: bool, registry: Registry) -> list[str]:
-    """The metrics asked for (all if none), unknown names failing with a suggestion; with
-    the size baselines in front where their plugin is installed."""
-    chosen = list(names) if names else [n for n in registry.names("metric")]
-    for name in chosen:
-        registry.get("metric", name)  # unknown names fail here, with a suggestion
-    if with_baselines:
-        chosen = [b for b in BASELINES if b not in chosen and b in registry.names("metric")] + chosen
-    return chosen
+BatchSize = Annotated[int, typer.Option(help="Samples in the scoring batch.")]
+Labels = Annotated[str, typer.Option(help="true, or random (label-agnostic mode).")]
 
 
 class _Rate(ProgressColumn):
@@ -94,25 +79,30 @@ class _Bar:
         )
 
     def __enter__(self) -> _Bar:
-        if self.enabled:
-            self.progress = Progress(
-                TextColumn("[bold]{task.description}"),
-                BarColumn(bar_width=20),
-                MofNCompleteColumn(),
-                _Rate(),
-                TimeElapsedColumn(),
-                TextColumn("•"),
-                TimeRemainingColumn(),
-                TextColumn("left"),
-                console=err_console,
-            )
-            self.progress.start()
-            self.task = self.progress.add_task(self.label, total=None)
         return self
+
+    def _start(self) -> Progress:
+        """The live bar, started with the first count (so a refusal before any work draws none)."""
+        progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(bar_width=20),
+            MofNCompleteColumn(),
+            _Rate(),
+            TimeElapsedColumn(),
+            TextColumn("•"),
+            TimeRemainingColumn(),
+            TextColumn("left"),
+            console=err_console,
+        )
+        progress.start()
+        self.task = progress.add_task(self.label, total=None)
+        return progress
 
     def __call__(self, done: int, total: int, _g: Any) -> None:
         self.done, self.log.total = done, total
         self.log.update(done)
+        if self.enabled and self.progress is None:
+            self.progress = self._start()
         if self.progress is not None:
             self.progress.update(self.task, completed=done, total=total)
 
@@ -131,75 +121,21 @@ def _scoring(
     build_option: list[str] | None,
     cache: Path | None,
     no_cache: bool,
-    bar: _Bar,
-    runner: SweepExecutor,
 ) -> dict[str, Any]:
-    """The scorer settings `score` and `correlate` share, from their command-line values."""
+    """The scoring settings `score` and `correlate` share, as the API takes them."""
     return {
-        "executor": runner,
         "data": data,
         "batch_size": batch_size,
         "labels": labels,
         "device": device,
-        "build": parse_options(build_option),
-        "cache": None if no_cache else (cache or default_cache_dir()),
-        "progress": bar,
+        "build_options": parse_options(build_option),
+        "cache": False if no_cache else (cache or True),
     }
 
 
-def _runner(
-    executor: str,
-    workers: int | None,
-    options: list[str] | None,
-    registry: Registry,
-    *,
-    space: Any,
-    build_option: list[str] | None,
-    device: str,
-) -> SweepExecutor:
-    """The sweep's runner, made before any work so a bad choice (or an unreachable
-    cluster) fails in one line at once, not after the sample is drawn and looked up;
-    forked local workers inherit the sweep's network factory, made here once.
-
-    On a GPU, ``--workers N`` alone means N local processes that build networks for this
-    process, which scores them on the device (never a CUDA context per worker)."""
-    from nasforge.tools.scoring.parallel import make_sweep_executor
-    from nasforge.tools.scoring.sweep import prepare_sweep
-
-    if executor == "inprocess" and workers not in (None, 1) and _on_gpu(device):
-        executor = "process"
-    return make_sweep_executor(
-        executor,
-        workers=workers,
-        options=parse_options(options),
-        registry=registry,
-        prepare=prepare_sweep(space, parse_options(build_option), device),
-    )
-
-
-def _on_gpu(device: str) -> bool:
-    """Whether ``device`` names a GPU (a malformed one is refused later, in one line)."""
-    import torch
-
-    try:
-        return torch.device(device).type != "cpu"
-    except (RuntimeError, TypeError, ValueError):
-        return False
-
-
-def _whole_space(sp: Any, space: str) -> list[Any]:
-    """Every genotype of a finite space (``--all``), refused for one that is infinite or
-    cannot list its members (the DARTS space is finite in name only: ~7e21 cells)."""
-    if sp.size is None:
-        raise NasforgeError(
-            f"space '{space}' is not finite: --all needs a finite space such as {defaults.SPACE}"
-        )
-    if ENUMERATE not in sp.capabilities:
-        raise NasforgeError(
-            f"space '{space}' cannot list its {sp.size:.3g} genotypes: --all needs an enumerable "
-            f"space such as {defaults.SPACE}"
-        )
-    return list(sp.enumerate())
+def _where(executor: str, workers: int | None, executor_option: list[str] | None) -> dict[str, Any]:
+    """Where the networks are built and scored, as the API takes it."""
+    return {"executor": executor, "workers": workers, "executor_options": parse_options(executor_option)}
 
 
 def _fmt(value: float) -> str:
@@ -211,21 +147,20 @@ def _fmt(value: float) -> str:
 def score(
     ctx: typer.Context,
     genotypes: Annotated[
-        list[str] | None, typer.Argument(help="Genotype strings or .safetensors files (or use --sample).")
+        list[str] | None,
+        typer.Argument(help="Genotype strings, .safetensors files or run directories (or --sample)."),
     ] = None,
     space: Annotated[
         str | None, typer.Option(help=f"Search space of the genotypes (default: {defaults.SPACE}).")
     ] = None,
     metric: MetricList = None,
     sample: Annotated[
-        int | None, typer.Option(min=1, help="Score this many random genotypes of the space.")
+        int | None, typer.Option(metavar="N", help="Score N random genotypes of the space.")
     ] = None,
     data: DataOption = "gaussian",
-    batch_size: Annotated[int, typer.Option(min=1, help="Samples in the scoring batch.")] = 64,
-    labels: Annotated[str, typer.Option(help="true, or random (label-agnostic mode).")] = "true",
-    seed: Annotated[
-        int, typer.Option(min=0, max=MAX_SEED, help="Seed of initialisation, batch and sample.")
-    ] = 0,
+    batch_size: BatchSize = 64,
+    labels: Labels = "true",
+    seed: Annotated[int, typer.Option(help="Seed of initialisation, batch and sample.")] = 0,
     device: Device = "cpu",
     build_option: BuildOptions = None,
     cache: CacheDir = None,
@@ -249,44 +184,28 @@ def score(
     GPU while --workers N processes build the networks (several at once per launch where
     the space and metric allow it).
     """
-    from nasforge.tools.scoring import sample_genotypes, score_genotypes
-
-    registry = command_registry(ctx)
-    space = space or default_component(registry, "space", defaults.SPACE)
-    sp = registry.get("space", space)()
-    chosen = [resolve_genotype(text, space, registry)[1] for text in genotypes or []]
-    if sample:
-        chosen += sample_genotypes(sp, sample, seed=seed)
-    if every:
-        chosen += _whole_space(sp, space)
-    if not chosen:
-        raise NasforgeError("give genotypes to score, or --sample N, or --all")
-    names = _metrics(metric, with_baselines=False, registry=registry)
-    runner = _runner(
-        executor, workers, executor_option, registry, space=sp, build_option=build_option, device=device
-    )
-    with runner, _Bar("scoring", not quiet) as bar:
-        table = score_genotypes(
-            sp,
-            chosen,
-            names,
+    with _Bar("scoring", not quiet) as bar:
+        scores = api.score(
+            genotypes or [],
+            space=space,
+            metrics=metric,
+            sample=sample,
+            whole_space=every,
             seed=seed,
-            registry=registry,
-            **_scoring(data, batch_size, labels, device, build_option, cache, no_cache, bar, runner),
+            registry=command_registry(ctx),
+            progress=bar,
+            **_scoring(data, batch_size, labels, device, build_option, cache, no_cache),
+            **_where(executor, workers, executor_option),
         )
     if json_out:
-        payload = table.to_json()
-        for row, g in zip(payload["rows"], table.genotypes, strict=True):
-            row["text"] = sp.format(g)
-        print_json(payload)
+        print_json(scores.to_json())
         return
     view = Table(title=f"training-free scores ({data}, batch {batch_size}, seed {seed})")
     view.add_column("genotype", overflow="fold", ratio=3)
-    for name in table.metrics:
+    for name in scores.table.metrics:
         view.add_column(name, justify="right")
-    for g, row in zip(table.genotypes, table.rows, strict=True):
-        cells = [_cell(row[m]) for m in table.metrics]
-        view.add_row(sp.format(g), *cells)
+    for text, row in zip(scores.texts(), scores.table.rows, strict=True):
+        view.add_row(text, *[_cell(row[m]) for m in scores.table.metrics])
     out_console.print(view)
 
 
@@ -305,13 +224,14 @@ def correlate(
     ctx: typer.Context,
     space: Annotated[
         str | None,
-        typer.Option(
-            help=f"A finite search space with a ground-truth evaluator (default: {defaults.SPACE})."
-        ),
+        typer.Option(help=f"A finite space with a ground truth (default: {defaults.SPACE})."),
     ] = None,
     metric: MetricList = None,
     sample: Annotated[
-        int | None, typer.Option(min=2, help="Random architectures to score and look up (default: 200).")
+        int | None,
+        typer.Option(
+            metavar="N", help=f"Random architectures to score and look up (default: {DEFAULT_SAMPLE})."
+        ),
     ] = None,
     every: Annotated[
         bool,
@@ -329,11 +249,9 @@ def correlate(
         ),
     ] = None,
     data: DataOption = "gaussian",
-    batch_size: Annotated[int, typer.Option(min=1, help="Samples in the scoring batch.")] = 64,
-    labels: Annotated[str, typer.Option(help="true, or random (label-agnostic mode).")] = "true",
-    seed: Annotated[
-        int, typer.Option(min=0, max=MAX_SEED, help="Seed of the sample, initialisation and batch.")
-    ] = 0,
+    batch_size: BatchSize = 64,
+    labels: Labels = "true",
+    seed: Annotated[int, typer.Option(help="Seed of the sample, initialisation and batch.")] = 0,
     device: Device = "cpu",
     build_option: BuildOptions = None,
     plot: Annotated[
@@ -356,60 +274,33 @@ def correlate(
     params and flops are always included as baselines. Scores are cached, so a rerun
     with more metrics only computes what is new.
     """
-    from nasforge.tools.scoring import correlate as run_correlate
-    from nasforge.tools.scoring import plot_correlation
-    from nasforge.tools.scoring.plot import plot_format
-
-    if plot is not None:
-        plot_format(plot)  # a typo in the suffix fails now, not after the scoring
-    registry = command_registry(ctx)
-    space = space or default_component(registry, "space", defaults.SPACE)
-    evaluator = evaluator or default_component(registry, "evaluator", defaults.TABLE_EVALUATOR)
-    if dataset is None and evaluator == defaults.TABLE_EVALUATOR:
-        dataset = defaults.TABLE_DATASET
-    sp = registry.get("space", space)()
-    if sp.size is None:
-        raise NasforgeError(
-            f"space '{space}' is not finite: correlate needs a benchmark space such as {defaults.SPACE}"
-        )
-    if every and sample is not None:
-        raise NasforgeError("give --sample N or --all, not both")
-    genotypes = _whole_space(sp, space) if every else None
-    sample = sample if sample is not None else 200
-    names = _metrics(metric, with_baselines=True, registry=registry)
-    size = f"all {len(genotypes):,}" if genotypes is not None else str(sample)
-    label = f"scoring {size} architectures"
-    runner = _runner(
-        executor, workers, executor_option, registry, space=sp, build_option=build_option, device=device
-    )
-    with runner, _Bar(label, not quiet) as bar:
-        result = run_correlate(
-            sp,
-            names,
-            evaluator,
+    with _Bar("scoring architectures", not quiet) as bar:
+        result = api.correlate(
+            space=space,
+            metrics=metric,
             sample=sample,
-            seed=seed,
+            whole_space=every,
+            evaluator=evaluator,
             dataset=dataset,
-            genotypes=genotypes,
-            registry=registry,
-            **_scoring(data, batch_size, labels, device, build_option, cache, no_cache, bar, runner),
+            seed=seed,
+            plot=plot,
+            registry=command_registry(ctx),
+            progress=bar,
+            **_scoring(data, batch_size, labels, device, build_option, cache, no_cache),
+            **_where(executor, workers, executor_option),
         )
-    if plot is not None:
-        plot_correlation(result, plot)
-    _print_correlation(result, space, dataset, plot, json_out)
+    _print_correlation(result, plot, json_out)
 
 
-def _print_correlation(
-    result: Any, space: str, dataset: str | None, plot: Path | None, json_out: bool
-) -> None:
+def _print_correlation(result: CorrelationResult, plot: Path | None, json_out: bool) -> None:
     """The coefficients as JSON, or as a table (baselines dimmed), strongest first."""
     if json_out:
         payload = result.to_json()
         payload["plot"] = str(plot) if plot else None
         print_json(payload)
         return
-    on = f" ({dataset})" if dataset else ""
-    view = Table(title=f"{space}: metrics vs {result.objective}{on}, n={len(result.targets)}")
+    on = f" ({result.dataset})" if result.dataset else ""
+    view = Table(title=f"{result.space}: metrics vs {result.objective}{on}, n={len(result.targets)}")
     for col in ("metric", "Spearman ρ", "Kendall τ", "flagged"):
         view.add_column(col, justify="left" if col == "metric" else "right")
     for c in sorted(result.per_metric, key=lambda c: -abs(c.spearman) if math.isfinite(c.spearman) else 0):

@@ -19,7 +19,7 @@ from nasforge.run.executors import DEFAULT_RETRIES
 from nasforge.run.experiment import Experiment
 from nasforge.run.journal_file import JournalReader
 from nasforge.run.one_shot_run import OneShotRun
-from nasforge.tools.cli.common_options import ExecutorOptionList, Quiet, SearchDevice, command_registry
+from nasforge.tools.cli.common_options import command_registry
 from nasforge.tools.cli.options import parse_options
 from nasforge.tools.cli.output import err_console
 from nasforge.tools.cli.search_options import (
@@ -43,6 +43,9 @@ from nasforge.tools.cli.search_options import (
     ResumeExport,
     Retries,
     RunDir,
+    SearchDevice,
+    SearchExecutorOptions,
+    SearchQuiet,
     Seed,
     SpaceName,
     SpaceOptions,
@@ -62,56 +65,47 @@ def search(
     space: SpaceName = None,
     strategy: StrategyName = None,
     evaluator: EvaluatorName = None,
-    train_data: TrainData = None,
-    benchmark_dataset: BenchmarkDataset = None,
-    dataset: Dataset = None,
     objective: Objectives = None,
     constraint: Constraints = None,
+    seed: Seed = 0,
+    option: StrategyOptions = None,
+    evaluator_option: EvaluatorOptions = None,
+    space_option: SpaceOptions = None,
+    build_option: ExportBuildOptions = None,
     budget_trials: BudgetTrials = None,
     budget_seconds: BudgetSeconds = None,
     budget_sim_seconds: BudgetSimSeconds = None,
     stop_when: StopWhen = None,
     stop_after_seconds: StopAfterSeconds = None,
     stop_plateau: StopPlateau = None,
-    seed: Seed = 0,
+    dataset: Dataset = None,
+    train_data: TrainData = None,
+    benchmark_dataset: BenchmarkDataset = None,
     device: SearchDevice = None,
-    run_dir: RunDir = None,
-    option: StrategyOptions = None,
-    evaluator_option: EvaluatorOptions = None,
-    space_option: SpaceOptions = None,
     workers: Workers = 1,
     executor: ExecutorName = "inprocess",
     asynchronous: Asynchronous = False,
-    executor_option: ExecutorOptionList = None,
+    executor_option: SearchExecutorOptions = None,
     retries: Retries = DEFAULT_RETRIES,
+    run_dir: RunDir = None,
     export: Export = None,
-    build_option: ExportBuildOptions = None,
     fuse: Fuse = True,
     plot: Plot = None,
-    quiet: Quiet = False,
+    quiet: SearchQuiet = False,
     json_out: JsonOut = False,
 ) -> None:
     """Search a space with a strategy, journaling every trial, and print the best architecture.
 
-    Ask/tell (random, rea, local, ...), on the bundled NAS-Bench-201 table:
+    Examples (ask/tell on the bundled NAS-Bench-201 table; one-shot on bundled data;
+    two objectives under a constraint; four trials in flight on a Ray cluster):
 
-        nasforge search --space nb201 --strategy rea --benchmark-dataset cifar10 --budget-trials 200
+        nasforge search --strategy rea --dataset cifar10 --budget-trials 200
+        nasforge search --space darts --strategy darts --dataset digits -o epochs=5
+        nasforge search --strategy nsga2 --objective valid_accuracy:max \\
+            --objective latency_ms:min --constraint 'params_mb<=0.5'
+        nasforge search --executor ray -x address=HOST:PORT --workers 4 --async
 
-    One-shot (darts, prdarts, nasi, ...), training a supernet on bundled data:
-
-        nasforge search --space darts --strategy darts --train-data digits -o epochs=5 --export out/
-
-    Several objectives, under a constraint: prints and draws the Pareto front:
-
-        nasforge search --strategy nsga2 --objective valid_accuracy:max --objective latency_ms:min \
-            --constraint 'params_mb<=0.5' --budget-trials 200
-
-    On a running Ray cluster, four trials in flight, each told as it finishes:
-
-        nasforge search --executor ray -x address=10.0.0.5:6379 --workers 4 --async
-
-    Kill it at any time and continue with `nasforge resume RUN_DIR`: an ask/tell run
-    replays its journal (no finished trial lost or repeated); a one-shot run restarts.
+    Kill it at any time and continue with `nasforge resume RUN_DIR`.
     """
     registry = command_registry(ctx)
     spec = build_spec(
@@ -160,9 +154,9 @@ def resume(
     export: ResumeExport = None,
     fuse: Fuse = True,
     plot: Plot = None,
-    executor_option: ExecutorOptionList = None,
+    executor_option: SearchExecutorOptions = None,
     retries: Retries = DEFAULT_RETRIES,
-    quiet: Quiet = False,
+    quiet: SearchQuiet = False,
     json_out: JsonOut = False,
 ) -> None:
     """Continue a killed search from its journal (finished trials are replayed, not re-run).

@@ -1,8 +1,11 @@
 """The options of ``nasforge search`` and ``nasforge resume``, declared once as types.
 
-Each is an ``Annotated`` type carrying its Typer option (flag, help, bounds), so a
+Each is an ``Annotated`` type carrying its Typer option (flag, help, panel), so a
 command's signature reads as a list of what it takes, and two commands that share an
-option show the same help.
+option show the same help. ``search --help`` groups them in panels (search, budget and
+stopping, data, execution, output) and fits 80 columns: help strings are one short
+sentence with a short value name (``N``, ``NAME``, ``KEY=VALUE``); what does not fit in
+a sentence is in the documentation's guide, not here.
 """
 
 from __future__ import annotations
@@ -14,127 +17,216 @@ import typer
 
 from nasforge.run import defaults
 from nasforge.run.executors import DEFAULT_RETRIES
+from nasforge.tools.cli.common_options import quiet_logs
 
-__all__ = ["DEFAULT_PLOT", "DEFAULT_RETRIES"]
+__all__ = ["DEFAULT_PLOT", "DEFAULT_RETRIES", "PANELS"]
 
 OptionList = list[str] | None
 #: Where a multi-objective run draws its front unless ``--plot`` says otherwise.
 DEFAULT_PLOT = "pareto.png"
 
+#: The panels of ``nasforge search --help``, in the order they are shown.
+SEARCH = "Search"
+BUDGET = "Budget and stopping"
+DATA = "Data"
+EXECUTION = "Execution"
+OUTPUT = "Output"
+PANELS = (SEARCH, BUDGET, DATA, EXECUTION, OUTPUT)
+
+_STRATEGIES = " if installed, else ".join(name for name, _ in defaults.STRATEGIES)
+
+# -- search ---------------------------------------------------------------------------
 SpaceName = Annotated[
-    str | None, typer.Option(help=f"Search space name (see `nasforge spaces`) (default: {defaults.SPACE}).")
+    str | None,
+    typer.Option(
+        metavar="NAME",
+        rich_help_panel=SEARCH,
+        help=f"Search space (`nasforge spaces`; default: {defaults.SPACE}).",
+    ),
 ]
 StrategyName = Annotated[
     str | None,
     typer.Option(
-        help="Strategy name (see `nasforge strategies`) (default: "
-        f"{' if installed, else '.join(name for name, _ in defaults.STRATEGIES)})."
+        metavar="NAME",
+        rich_help_panel=SEARCH,
+        help=f"Strategy (`nasforge strategies`; default: {_STRATEGIES}).",
     ),
 ]
 EvaluatorName = Annotated[
     str | None,
     typer.Option(
-        help="Evaluator (see `nasforge evaluators`) "
-        f"(default for ask/tell: {defaults.TABLE_EVALUATOR}, or {defaults.TRAINING_EVALUATOR} on a "
-        "space the table does not hold; none for one-shot)."
-    ),
-]
-TrainData = Annotated[
-    str | None,
-    typer.Option(
-        help="Data networks are trained on (see `nasforge datasets`): a one-shot strategy's "
-        "supernet, an evaluator that trains such as short-train; a dataset name, or the path of "
-        "your own .npz/.pt/.safetensors file (x, y, optional x_test, y_test) or image folder "
-        f"(one subfolder per class) (default: {defaults.TRAINING_DATASET})."
-    ),
-]
-BenchmarkDataset = Annotated[
-    str | None,
-    typer.Option(
-        help="Dataset of the benchmark the evaluator reports on, e.g. nb201-table's cifar10, "
-        f"cifar100 or imagenet16-120 (default: {defaults.TABLE_DATASET} for {defaults.TABLE_EVALUATOR})."
-    ),
-]
-Dataset = Annotated[
-    str | None,
-    typer.Option(
-        help="One name for either, as before --train-data and --benchmark-dataset: the training "
-        "data of a one-shot strategy or of an evaluator that trains, else the benchmark dataset."
+        metavar="NAME",
+        rich_help_panel=SEARCH,
+        help=f"Evaluator (`nasforge evaluators`; default: {defaults.TABLE_EVALUATOR}, or "
+        f"{defaults.TRAINING_EVALUATOR} where the table lacks the space; none for one-shot).",
     ),
 ]
 Objectives = Annotated[
     OptionList,
     typer.Option(
         "--objective",
-        help="What to optimise, NAME:max or NAME:min, e.g. latency_ms:min (repeatable; two or more "
-        "need a multi-objective strategy such as nsga2 or mo-random, and the run returns a Pareto "
-        "front) (default: the evaluator's objective).",
+        metavar="NAME:DIR",
+        rich_help_panel=SEARCH,
+        help="Optimise NAME:max or NAME:min (repeatable; two or more need a multi-objective "
+        "strategy such as nsga2; default: the evaluator's).",
     ),
 ]
 Constraints = Annotated[
     OptionList,
     typer.Option(
         "--constraint",
-        help="A bound every reported architecture satisfies, NAME<=VALUE or NAME>=VALUE, e.g. "
-        "'latency_ms<=12' (repeatable; quote it for the shell).",
+        metavar="BOUND",
+        rich_help_panel=SEARCH,
+        help="Keep NAME<=VALUE or NAME>=VALUE, e.g. 'params_mb<=0.5' (repeatable).",
     ),
 ]
-BudgetTrials = Annotated[
-    int | None, typer.Option(help="Stop after this many evaluated architectures (default: 100).")
+Seed = Annotated[
+    int,
+    typer.Option(metavar="N", rich_help_panel=SEARCH, help="Seed of strategy, evaluator and data."),
 ]
-BudgetSeconds = Annotated[float | None, typer.Option(help="Stop after this many wall seconds.")]
+StrategyOptions = Annotated[
+    OptionList,
+    typer.Option(
+        "--option",
+        "-o",
+        metavar="KEY=VALUE",
+        rich_help_panel=SEARCH,
+        help="Strategy option, e.g. -o population_size=20.",
+    ),
+]
+EvaluatorOptions = Annotated[
+    OptionList,
+    typer.Option("--evaluator-option", metavar="KEY=VALUE", rich_help_panel=SEARCH, help="Evaluator option."),
+]
+SpaceOptions = Annotated[
+    OptionList,
+    typer.Option("--space-option", metavar="KEY=VALUE", rich_help_panel=SEARCH, help="Search space option."),
+]
+ExportBuildOptions = Annotated[
+    OptionList,
+    typer.Option(
+        "--build-option",
+        metavar="KEY=VALUE",
+        rich_help_panel=SEARCH,
+        help="Network option, e.g. C=16, of every network the run builds or exports.",
+    ),
+]
+
+# -- budget and stopping --------------------------------------------------------------
+BudgetTrials = Annotated[
+    int | None,
+    typer.Option(
+        metavar="N",
+        rich_help_panel=BUDGET,
+        help="Stop after N evaluated architectures (default: 100).",
+    ),
+]
+BudgetSeconds = Annotated[
+    float | None,
+    typer.Option(metavar="SECONDS", rich_help_panel=BUDGET, help="Stop after this many seconds."),
+]
 BudgetSimSeconds = Annotated[
-    float | None, typer.Option(help="Stop after this many simulated seconds (tabular evaluators).")
+    float | None,
+    typer.Option(
+        metavar="SECONDS",
+        rich_help_panel=BUDGET,
+        help="Stop after this many simulated seconds (tabular evaluators).",
+    ),
 ]
 StopWhen = Annotated[
     OptionList,
     typer.Option(
         "--stop-when",
-        help="End the run early once a rule holds: NAME>=VALUE or NAME<=VALUE (a trial reached "
-        "a target, e.g. 'valid_accuracy>=93'), time:SECONDS[:simulated] or plateau:TRIALS; "
-        "join rules that must all hold with '&' (repeatable, any one stops; quote it for the "
-        "shell). The journal records the rules and the reason the run stopped.",
+        metavar="RULE",
+        rich_help_panel=BUDGET,
+        help="End early once a rule holds: NAME>=VALUE, NAME<=VALUE, time:SECONDS or "
+        "plateau:TRIALS; '&' joins rules (repeatable).",
     ),
 ]
 StopAfterSeconds = Annotated[
     float | None,
-    typer.Option(help="End the run early after this many wall seconds (the stop rule time:SECONDS)."),
+    typer.Option(
+        metavar="SECONDS",
+        rich_help_panel=BUDGET,
+        help="End early after this many seconds (the rule time:SECONDS).",
+    ),
 ]
 StopPlateau = Annotated[
     int | None,
     typer.Option(
-        min=1, help="End the run early once its best has not changed in this many trials (plateau:N)."
+        min=1,
+        metavar="N",
+        rich_help_panel=BUDGET,
+        help="End early once the best has not changed in N trials.",
     ),
 ]
-Seed = Annotated[
-    int, typer.Option(help="Seed of the strategy, the evaluator and the data (runs are reproducible).")
-]
-RunDir = Annotated[
-    Path | None, typer.Option(help="Journal directory (default: runs/SPACE-STRATEGY-sSEED-TIME).")
-]
-StrategyOptions = Annotated[
-    OptionList,
+
+# -- data -----------------------------------------------------------------------------
+Dataset = Annotated[
+    str | None,
     typer.Option(
-        "--option", "-o", help="Strategy option key=value, e.g. -o population_size=20 or -o epochs=5."
+        metavar="NAME|PATH",
+        rich_help_panel=DATA,
+        help="The data: what networks train on (one-shot, short-train), else the benchmark's "
+        "dataset (nb201-table: cifar10, cifar100, imagenet16-120).",
     ),
 ]
-EvaluatorOptions = Annotated[
-    OptionList, typer.Option("--evaluator-option", help="Evaluator option key=value.")
+TrainData = Annotated[
+    str | None,
+    typer.Option(
+        metavar="NAME|PATH",
+        rich_help_panel=DATA,
+        help="What networks train on: a dataset (`nasforge datasets`), a .npz, .pt or "
+        f".safetensors file, or an image folder (default: {defaults.TRAINING_DATASET}).",
+    ),
 ]
-SpaceOptions = Annotated[OptionList, typer.Option("--space-option", help="Space option key=value.")]
-Workers = Annotated[int, typer.Option(min=1, help="Evaluations in flight at once (ask/tell).")]
+BenchmarkDataset = Annotated[
+    str | None,
+    typer.Option(
+        metavar="NAME",
+        rich_help_panel=DATA,
+        help=f"The benchmark's dataset alone (default: {defaults.TABLE_DATASET}).",
+    ),
+]
+
+# -- execution ------------------------------------------------------------------------
+SearchDevice = Annotated[
+    str | None,
+    typer.Option(
+        "--device",
+        metavar="DEVICE",
+        rich_help_panel=EXECUTION,
+        help="cpu, cuda or cuda:N, where networks are trained or scored (default: cpu).",
+    ),
+]
+Workers = Annotated[
+    int,
+    typer.Option(min=1, metavar="N", rich_help_panel=EXECUTION, help="Trials in flight at once."),
+]
 ExecutorName = Annotated[
     str,
-    typer.Option(help="Executor: inprocess, process or a registered one such as ray (`nasforge executors`)."),
+    typer.Option(
+        metavar="NAME",
+        rich_help_panel=EXECUTION,
+        help="inprocess, process or a registered one such as ray (`nasforge executors`).",
+    ),
 ]
 Asynchronous = Annotated[
     bool,
     typer.Option(
         "--async/--sync",
-        help="--async: keep --workers trials in flight and tell the strategy each result as it "
-        "arrives (no waiting for a round's slowest trial; the journal keeps the order, so a resume "
-        "replays it exactly, but two runs may differ). --sync (default): rounds of --workers trials, "
-        "the same run whatever executor runs it.",
+        rich_help_panel=EXECUTION,
+        help="Tell each result as it arrives (two runs may differ), or in rounds of --workers.",
+    ),
+]
+SearchExecutorOptions = Annotated[
+    OptionList,
+    typer.Option(
+        "--executor-option",
+        "-x",
+        metavar="KEY=VALUE",
+        rich_help_panel=EXECUTION,
+        help="The executor's own option, e.g. address=HOST:PORT (repeatable).",
     ),
 ]
 Retries = Annotated[
@@ -142,41 +234,57 @@ Retries = Annotated[
     typer.Option(
         "--retries",
         min=0,
-        help="Run a trial whose worker died (process or cluster executor) again up to this many times; "
-        "each retry is recorded in the trial's metadata, and a trial that still fails is a failed trial.",
+        metavar="N",
+        rich_help_panel=EXECUTION,
+        help="How often a trial whose worker died is run again.",
+    ),
+]
+
+# -- output ---------------------------------------------------------------------------
+RunDir = Annotated[
+    Path | None,
+    typer.Option(
+        metavar="DIR",
+        rich_help_panel=OUTPUT,
+        help="Journal directory (default: a new one under runs/).",
     ),
 ]
 Export = Annotated[
     Path | None,
     typer.Option(
-        help="Also write the best architecture here: genotype.safetensors + model.onnx (of an "
-        "ensemble search: manifest.json + member_NN.onnx, and ensemble.onnx with --fuse)."
+        metavar="DIR",
+        rich_help_panel=OUTPUT,
+        help="Also write the best architecture here: its genotype and ONNX model.",
     ),
 ]
 ResumeExport = Annotated[
-    Path | None, typer.Option("--export", help="Also export the best architecture here.")
-]
-ExportBuildOptions = Annotated[
-    OptionList,
+    Path | None,
     typer.Option(
-        "--build-option",
-        help="Network option (e.g. C=16) for every network the run builds: the evaluator's, a "
-        "strategy's scoring (hnas, eigennas) and --export.",
+        "--export", metavar="DIR", rich_help_panel=OUTPUT, help="Also export the best architecture here."
     ),
 ]
 Plot = Annotated[
     Path | None,
     typer.Option(
-        help="Draw a multi-objective run's Pareto front over every evaluated trial to this file "
-        f"(png, svg, pdf; default: RUN_DIR/{DEFAULT_PLOT} when matplotlib is installed)."
+        metavar="FILE",
+        rich_help_panel=OUTPUT,
+        help=f"Draw a multi-objective run's Pareto front here (default: RUN_DIR/{DEFAULT_PLOT}).",
     ),
 ]
 Fuse = Annotated[
     bool,
     typer.Option(
         "--fuse/--no-fuse",
-        help="With --export of an ensemble, also write ensemble.onnx: one graph running every member "
-        "and averaging them, checked against onnxruntime.",
+        rich_help_panel=OUTPUT,
+        help="Export an ensemble also as one fused ensemble.onnx.",
     ),
 ]
-JsonOut = Annotated[bool, typer.Option("--json", help="Print the outcome as JSON to stdout.")]
+JsonOut = Annotated[
+    bool, typer.Option("--json", rich_help_panel=OUTPUT, help="Print the outcome as JSON to stdout.")
+]
+SearchQuiet = Annotated[
+    bool,
+    typer.Option(
+        "--quiet", "-q", rich_help_panel=OUTPUT, help="No progress bar; warnings only.", callback=quiet_logs
+    ),
+]

@@ -14,10 +14,15 @@ from nasforge.kernel.genotype import Genotype, GenotypeJsonError
 from nasforge.kernel.objectives import SearchGoal
 from nasforge.kernel.registry import Registry, get_registry
 from nasforge.kernel.search_space import SearchSpace
+from nasforge.run.advice import worded
 from nasforge.run.goal_checks import goal_of_header
 from nasforge.run.journal_file import JournalReader
 from nasforge.tools.export.genotype_file import load_genotype
 from nasforge.tools.export.path_probe import PathKind, probe_path
+
+#: How a Python caller and the command line name the settings these refusals mention.
+MEMBER = ("member", "--member")
+SPACE_EXAMPLE = ("space= (e.g. space='nb201')", "--space (e.g. --space nb201)")
 
 
 def resolve_genotype(
@@ -35,14 +40,18 @@ def resolve_genotype(
     if kind is PathKind.DIRECTORY:
         return _from_run(Path(source), space_name, registry, member)
     if member is not None:
-        raise NasforgeError("--member picks a member of a run's Pareto front: give a run directory")
+        raise worded(
+            NasforgeError,
+            "{member} picks a member of a run's Pareto front: give a run directory",
+            member=MEMBER,
+        )
     if kind is PathKind.FILE or Path(source).suffix == ".safetensors":
         g = load_genotype(source)
         space = registry.get("space", space_name or g.space)()
         space.validate(g)
         return space, g
     if space_name is None:
-        raise NasforgeError("a genotype string needs --space (e.g. --space nb201)")
+        raise worded(NasforgeError, "a genotype string needs {space}", space=SPACE_EXAMPLE)
     space = registry.get("space", space_name)()
     return space, space.parse(source)
 
@@ -130,14 +139,18 @@ def _member_of(space: SearchSpace, reader: JournalReader, member: int) -> Genoty
     (recomputed from the trials, so an unfinished run has its front so far)."""
     goal = _goal(reader)
     if goal is None or not goal.multi_objective:
-        raise NasforgeError(
-            f"--member picks a member of a multi-objective run's front; {reader.path} has one objective"
+        raise worded(
+            NasforgeError,
+            f"{{member}} picks a member of a multi-objective run's front; {reader.path} has one objective",
+            member=MEMBER,
         )
     front = goal.front(reader.trials)
     if not 0 <= member < len(front):
-        raise NasforgeError(
-            f"--member {member}: the front of {reader.path.parent} has {len(front)} members"
-            + (f" (0..{len(front) - 1})" if front else "")
+        raise worded(
+            NasforgeError,
+            f"{{member}} {member}: the front of {reader.path.parent} has {len(front)} members"
+            + (f" (0..{len(front) - 1})" if front else ""),
+            member=MEMBER,
         )
     g = front[member].genotype
     space.validate(g)

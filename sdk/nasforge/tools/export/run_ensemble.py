@@ -21,14 +21,18 @@ import attrs
 
 from nasforge.kernel.datasets import TensorData
 from nasforge.kernel.ensemble import Ensemble
-from nasforge.kernel.errors import JournalError, NasforgeError
+from nasforge.kernel.errors import JournalError, NasforgeError, OptionError
 from nasforge.kernel.registry import Registry
 from nasforge.kernel.search_space import SearchSpace
+from nasforge.run.advice import worded
 from nasforge.run.ensemble_training import EpochCallback, MemberRecipe, train_members
 from nasforge.run.journal_file import JournalReader
 from nasforge.tools.export.bundle import _network_options
 from nasforge.tools.export.ensemble_export import EnsembleExport, export_ensemble
 from nasforge.tools.export.parity import DEFAULT_ATOL, DEFAULT_RTOL
+
+#: How a Python caller and the command line name the epochs of training members.
+EPOCHS = ("train_epochs", "--train-epochs")
 
 
 @attrs.frozen
@@ -115,8 +119,7 @@ def export_run_ensemble(
     bar), ``on_epoch`` every epoch. Returns the export and the data trained on (None
     when untrained).
     """
-    if train_epochs < 0:
-        raise NasforgeError(f"--train-epochs must be >= 0, got {train_epochs}")
+    check_train_epochs(train_epochs)
     if train_epochs > 0:
         data: TensorData | None = run.load_data(registry)
     else:  # only its shape and classes are needed: a dataset that no longer loads is no error
@@ -161,3 +164,13 @@ def export_run_ensemble(
         rtol=rtol,
     )
     return written, (data if train_epochs > 0 else None)
+
+
+def check_train_epochs(train_epochs: int) -> None:
+    """Epochs of training members: a whole number, 0 for untrained members."""
+    if isinstance(train_epochs, bool) or not isinstance(train_epochs, int) or train_epochs < 0:
+        raise worded(
+            OptionError,
+            f"{{epochs}} must be a whole number of at least 0, got {train_epochs!r}",
+            epochs=EPOCHS,
+        )

@@ -53,6 +53,8 @@ class CorrelationResult:
     targets: tuple[float, ...] = attrs.field(converter=to_tuple)
     #: Genotypes dropped because the evaluator failed or gave a non-finite objective.
     dropped: int = 0
+    #: The benchmark dataset the evaluator was asked for (None: its own default).
+    dataset: str | None = None
 
     def get(self, metric: str) -> MetricCorrelation:
         for c in self.per_metric:
@@ -175,4 +177,6 @@ def correlate(
     score_options.setdefault("seed", seed)
     table = score_genotypes(space, kept, metrics, registry=registry, **score_options)
     per_metric = correlate_table(table, targets, objective_higher_is_better=higher)
-    return CorrelationResult(space.name, name, seed, per_metric, table, targets, len(pool) - len(kept))
+    return CorrelationResult(
+        space.name, name, seed, per_metric, table, targets, len(pool) - len(kept), dataset=dataset
+    )
