@@ -248,10 +248,10 @@ def test_a_large_gpu_sweep_in_this_process_builds_in_processes():
 
 def test_workers_on_a_gpu_mean_builder_processes():
     """`--device cuda --workers N` (no --executor): N local processes build for this one."""
-    from nasforge.tools.cli.score_cmd import _runner
+    from nasforge.tools.scoring.api import _sweep_runner
 
     registry = get_registry()
-    with _runner("inprocess", 2, None, registry, space=space(), build_option=None, device="cuda") as runner:
+    with _sweep_runner("inprocess", 2, None, registry, space(), {}, "cuda") as runner:
         assert isinstance(runner, ProcessSweep) and runner.workers == 2
     with pytest.raises(NasforgeError, match="one worker"):  # on the CPU, as before
-        _runner("inprocess", 2, None, registry, space=space(), build_option=None, device="cpu")
+        _sweep_runner("inprocess", 2, None, registry, space(), {}, "cpu")
