@@ -11,13 +11,15 @@ native one up to the order of float additions.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeGuard
 
 import torch
 import torch.nn.functional as F
 from torch import nn
+
+from nasforge.tools.backends.forward_patch import forwards_replaced
 
 
 def _pair(value: int | tuple[int, ...]) -> tuple[int, int]:
@@ -88,7 +90,7 @@ def _supported(m: nn.Module) -> TypeGuard[nn.AvgPool2d]:
 def convolution_pool_backward(model: nn.Module) -> Iterator[None]:
     """Every plain ``nn.AvgPool2d`` of ``model`` back-propagates by a convolution meanwhile
     (ceil-mode pooling, whose windows overhang, keeps its own); restored exactly on exit."""
-    patched = []
+    replacements: dict[nn.Module, Callable[[torch.Tensor], torch.Tensor]] = {}
     divisors: dict[tuple[Any, ...], torch.Tensor] = {}
     for m in model.modules():
         if _supported(m):
@@ -109,12 +111,6 @@ def convolution_pool_backward(model: nn.Module) -> Iterator[None]:
                     divisors[key] = _divisor(m, (x.shape[-2], x.shape[-1]), x)
                 return _AvgPool2d.apply(x, m, divisors[key])
 
-            patched.append((m, m.__dict__.get("forward")))
-            m.forward = forward  # type: ignore[method-assign, assignment]
-    try:
+            replacements[m] = forward
+    with forwards_replaced(replacements):
         yield
-    finally:
-        for m, saved in patched:
-            del m.forward
-            if saved is not None:
-                m.forward = saved  # type: ignore[method-assign]

@@ -30,7 +30,7 @@ others', since norms add over disjoint parameters.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
 import attrs
@@ -42,6 +42,7 @@ from torch.nn.modules.batchnorm import _BatchNorm
 
 from nasforge.kernel.device import resolve_device
 from nasforge.tools.backends.chunking import map_chunks
+from nasforge.tools.backends.forward_patch import forwards_replaced
 from nasforge.tools.backends.functional import batch_norm_mode, per_sample_head, split_parameters
 from nasforge.tools.backends.jacobian import _labels, jacobian
 from nasforge.tools.backends.layer_grads import has_identity, layer_grads, prepare
@@ -103,7 +104,7 @@ def _per_sample_batch_norm(model: nn.Module, calls: list[_Call], record: set[nn.
     positions, per channel: the batch viewed as one sample of n·C channels, each sample's
     affine repeated (what ``F.instance_norm`` computes, with the repeated affine kept).
     """
-    patched = []
+    replacements: dict[nn.Module, Callable[[torch.Tensor], torch.Tensor]] = {}
     for m in model.modules():
         if isinstance(m, _BatchNorm) and m.running_mean is None:
 
@@ -123,15 +124,9 @@ def _per_sample_batch_norm(model: nn.Module, calls: list[_Call], record: set[nn.
                     calls.append(_Call(m, x, y, y._version, affine))
                 return y
 
-            patched.append((m, m.__dict__.get("forward")))
-            m.forward = forward  # type: ignore[method-assign, assignment]
-    try:
+            replacements[m] = forward
+    with forwards_replaced(replacements):
         yield
-    finally:
-        for m, saved in patched:
-            del m.forward
-            if saved is not None:
-                m.forward = saved  # type: ignore[method-assign]
 
 
 @contextmanager
