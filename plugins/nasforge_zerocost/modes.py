@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 from torch import nn
 from torch.nn.modules.batchnorm import _BatchNorm
 
+from nasforge.tools.backends import forwards_replaced
+
 if TYPE_CHECKING:
     import torch
 
@@ -53,11 +55,5 @@ def batch_norm_removed(model: nn.Module) -> Iterator[None]:
     Done by shadowing ``forward`` on the instances, so no copy of the network is needed
     and the original methods come back on exit.
     """
-    bns = [m for m in model.modules() if isinstance(m, _BatchNorm)]
-    for m in bns:
-        m.forward = _identity  # type: ignore[method-assign, assignment]  # an instance attribute, not a method
-    try:
+    with forwards_replaced({m: _identity for m in model.modules() if isinstance(m, _BatchNorm)}):
         yield
-    finally:
-        for m in bns:
-            del m.forward

@@ -6,6 +6,7 @@ same code runs on CPU and CUDA (``device=``) and out-of-memory is handled in one
 
 from nasforge.kernel.device import resolve_device
 from nasforge.tools.backends.chunking import is_out_of_memory, map_chunks, retry_on_oom
+from nasforge.tools.backends.forward_patch import forwards_replaced
 from nasforge.tools.backends.functional import (
     BN_MODES,
     OUTPUTS,
@@ -35,6 +36,7 @@ from nasforge.tools.backends.spec import METHODS, PRESETS, KernelSpec, kernel_pr
 from nasforge.tools.backends.spectrum import Spectrum, spectrum
 
 __all__ = [
+    "forwards_replaced",
     "BN_MODES",
     "METHODS",
     "MONOTONE_ATTR",
