@@ -19,7 +19,9 @@ others still run), on NAS-Bench-201 networks at C=16, N=5, 3x32x32, batch 64:
    of memory for real: the shared pass splits and retries (recorded), scores equal to the
    unsplit pass; then a stack of networks under the cap is split and recorded.
 
-``--steps`` adds the optional ``every`` (every metric, CUDA vs CPU, a few cells),
+``--steps`` adds the optional ``six-each`` (each of the six alone, one network a launch and
+in stacks, and one GraSP network under the profiler), ``ntk-agree`` (``eigennas_ntk_trace``
+on the device against the CPU, cell for cell), ``every`` (every metric, CUDA vs CPU, a few cells),
 ``reference`` (the six against the zero-cost-nas code) and ``one-shot`` steps. Every step
 also runs on the CPU at a small size (``--device cpu --small``, a test), so the GPU
 machine is never its first run; there the out-of-memory errors are simulated.
@@ -94,10 +96,12 @@ class Scale:
     oom_batch: int
     stack: int  # networks per stack when every proxy stacks
     budget: float  # seconds each step may take, at most
+    each_cells: int = 32  # cells per proxy in ``six-each``
+    agree_cells: int = 2  # cells of ``ntk-agree`` (the CPU side: seconds a cell)
 
 
 FULL = Scale("full", {"C": 16, "N": 5}, None, 3000, 1000, 160, 4, 64, 2048, 16, 120.0)
-SMALL = Scale("small", {"C": 4, "N": 1}, 12, 8, 4, 2, 2, 8, 64, 4, 120.0)
+SMALL = Scale("small", {"C": 4, "N": 1}, 12, 8, 4, 2, 2, 8, 64, 4, 120.0, each_cells=4, agree_cells=2)
 
 
 class StepTimeout(Exception):
@@ -575,6 +579,92 @@ def _oom_stack(run: Run, on_cuda: bool) -> dict[str, Any]:
     }
 
 
+def six_each(run: Run) -> dict[str, Any]:
+    """Each of the six proxies alone, one network a launch and in stacks, in this process:
+    which proxy holds the six back, and whether stacking helps it; then one GraSP network
+    under the profiler (kernel launches and the kernels that take the time)."""
+    s = run.scale
+    cells = run.cells(s.each_cells, seed=8)
+    figures: dict[str, Any] = {}
+    for name in SIX:
+        row: dict[str, Any] = {}
+        for label, stack in (("alone", None), ("stacked", s.stack)):
+            start = time.perf_counter()
+            table = score_genotypes(
+                run.space,
+                cells,
+                [name],
+                batch_size=s.batch,
+                build=s.build,
+                device=run.device,
+                pipeline=True,
+                stack=stack,
+                progress=deadline(s.budget / 12),
+            )
+            wall = time.perf_counter() - start
+            row[label] = {"cells": len(table.rows), "wall": wall, "cells_per_s": len(table.rows) / wall}
+        figures[name] = row
+        print(
+            f"   {name}: {row['alone']['cells_per_s']:.1f} cells/s alone, "
+            f"{row['stacked']['cells_per_s']:.1f} in stacks of {s.stack}",
+            flush=True,
+        )
+    figures["grasp_profile"] = _grasp_profile(run, cells[0])
+    figures["note"] = ", ".join(
+        f"{n} {figures[n]['alone']['cells_per_s']:.1f}/{figures[n]['stacked']['cells_per_s']:.1f}" for n in SIX
+    ) + (
+        f" cells/s (alone/stacked); GraSP network: {figures['grasp_profile']['launches']} kernel "
+        f"launches, {figures['grasp_profile']['seconds']:.3f} s"
+    )
+    return figures
+
+
+def _grasp_profile(run: Run, genotype: Any) -> dict[str, Any]:
+    from torch.profiler import ProfilerActivity, profile
+
+    gen = torch.Generator().manual_seed(0)
+    n = run.scale.batch
+    x, y = torch.randn(n, 3, 32, 32, generator=gen), torch.randint(0, 10, (n,), generator=gen)
+    metrics = resolve_metrics(["grasp"])
+    ctx = MetricContext(device=run.device)
+
+    def once() -> None:
+        net = seeded_build(lambda: run.space.build(genotype, **run.scale.build), 0).to(run.device).train()
+        score_model(net, (x.to(run.device), y.to(run.device)), metrics, ctx=ctx)
+
+    once()
+    on_cuda = run.device.startswith("cuda")
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if on_cuda else [])
+    start = time.perf_counter()
+    with profile(activities=activities) as prof:
+        once()
+        if on_cuda:
+            torch.cuda.synchronize()
+    seconds = time.perf_counter() - start
+    events = prof.key_averages()
+    launches = sum(e.count for e in events if e.key in ("cudaLaunchKernel", "cuLaunchKernel", "cudaLaunchKernelExC"))
+    aten = sum(e.count for e in events if e.key.startswith("aten::"))
+    sort = "self_device_time_total" if on_cuda else "self_cpu_time_total"
+    table = events.table(sort_by=sort, row_limit=12)
+    print(table, flush=True)
+    return {"launches": launches, "aten_calls": aten, "seconds": seconds, "table": table}
+
+
+def ntk_agree(run: Run) -> dict[str, Any]:
+    """``eigennas_ntk_trace`` on this device against the CPU, cell for cell (batch of the scale)."""
+    s = run.scale
+    cells = run.cells(s.agree_cells, seed=9)
+    got = {}
+    for device in (run.device, "cpu"):
+        table = score_genotypes(
+            run.space, cells, ["eigennas_ntk_trace"], batch_size=s.batch, build=s.build, device=device
+        )
+        got[device] = table_scores(run.space, table)
+    a = run.agree(got[run.device], got["cpu"])
+    worst = a["largest_relative_difference"].get("eigennas_ntk_trace", float("nan"))
+    return {"agreement": a, "note": f"{a['common']} cells: largest rel. diff {worst:.1e}, {a['n_bad']} over 1e-3"}
+
+
 # --- the optional steps of the earlier script ----------------------------------------------
 def every_metric(run: Run) -> dict[str, Any]:
     registry = get_registry()
@@ -638,6 +728,8 @@ STEPS: dict[str, Callable[[Run], dict[str, Any]]] = {
     "cuda-six-stacked": lambda run: cuda_six(run, stacked=True),
     "ntk": ntk,
     "real-oom": real_oom,
+    "six-each": six_each,
+    "ntk-agree": ntk_agree,
     "every": every_metric,
     "reference": reference,
     "one-shot": one_shot,

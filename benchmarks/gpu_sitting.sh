@@ -6,7 +6,8 @@
 #
 # 1. installs the checkout into the machine's own Python (no registry there: --no-deps,
 #    --no-index; its torch, attrs, pluggy, rich, typer, safetensors and onnx are used);
-# 2. `gpu_metrics.py` (the speed figures) bounded to METRICS_S seconds;
+# 2. `gpu_metrics.py` (the speed figures; STEPS=a,b,c for some of its steps) bounded to
+#    METRICS_S seconds;
 # 3. `gpu_paper_scale.py` with what is left of TOTAL_S, resumed from RESUME when given, its
 #    score cache packed into at most 4 archives in OUT (the rest of the 8 files that come back:
 #    the two record files and the log).
@@ -32,7 +33,9 @@ if [[ "$DEVICE" == cuda* ]]; then
     || $PY -m pip install -q --no-deps --no-build-isolation --no-index . || exit 2
 fi
 $PY -c "import torch, nasforge; print('torch', torch.__version__, 'cuda', torch.cuda.is_available())"
-timeout "$METRICS_S" $PY benchmarks/gpu_metrics.py --device "$DEVICE" "${small[@]}" --out "$OUT"
+steps=()
+[[ -n "${STEPS:-}" ]] && steps=(--steps "$STEPS")
+timeout "$METRICS_S" $PY benchmarks/gpu_metrics.py --device "$DEVICE" "${small[@]}" "${steps[@]}" --out "$OUT"
 echo "gpu_metrics exit $?, $(($(date +%s) - start)) s into the sitting"
 left=$((TOTAL_S - ($(date +%s) - start) - 45))
 if ((left >= 30)); then

@@ -284,3 +284,24 @@ def test_labels_are_required_for_label_outputs() -> None:
         sample_grad_norms(model, x, None, spec=KernelSpec(output="loss"))
     with pytest.raises(ValueError, match="flags"):
         joint_sample_grad_norms(model, x, None, specs=[KernelSpec()], totals=[True, False])
+
+
+@pytest.mark.parametrize(("bn", "output"), [("sample", "full"), ("sample", "target"), ("decomposed", "sum")])
+def test_cotangents_batched_in_one_backward_change_nothing(
+    monkeypatch: pytest.MonkeyPatch, bn: str, output: str
+) -> None:
+    """The GPU's path (every cotangent of a chunk in one batched backward), forced on the CPU."""
+    torch.set_num_threads(1)
+    monkeypatch.setitem(sample_norms._COTANGENTS_PER_BACKWARD, "cpu", 64)
+    for cls in (Twice, Signal):
+        model = _net(cls)
+        x, y = _batch(shape=(3, 6, 6) if cls is Twice else (2, 8))
+        spec = KernelSpec(output=output, bn=bn, params="weights" if bn == "decomposed" else "all")
+        if bn == "decomposed":
+            alone = sample_grad_norms(model, x, y, spec=spec)
+            monkeypatch.setitem(sample_norms._COTANGENTS_PER_BACKWARD, "cpu", 1)
+            one = sample_grad_norms(model, x, y, spec=spec)
+            monkeypatch.setitem(sample_norms._COTANGENTS_PER_BACKWARD, "cpu", 64)
+            assert torch.allclose(alone.rows, one.rows, rtol=1e-9, atol=0)
+        else:
+            _assert_equal(model, x, y, spec)
