@@ -611,7 +611,8 @@ def six_each(run: Run) -> dict[str, Any]:
         )
     figures["grasp_profile"] = _grasp_profile(run, cells[0])
     figures["note"] = ", ".join(
-        f"{n} {figures[n]['alone']['cells_per_s']:.1f}/{figures[n]['stacked']['cells_per_s']:.1f}" for n in SIX
+        f"{n} {figures[n]['alone']['cells_per_s']:.1f}/{figures[n]['stacked']['cells_per_s']:.1f}"
+        for n in SIX
     ) + (
         f" cells/s (alone/stacked); GraSP network: {figures['grasp_profile']['launches']} kernel "
         f"launches, {figures['grasp_profile']['seconds']:.3f} s"
@@ -642,7 +643,9 @@ def _grasp_profile(run: Run, genotype: Any) -> dict[str, Any]:
             torch.cuda.synchronize()
     seconds = time.perf_counter() - start
     events = prof.key_averages()
-    launches = sum(e.count for e in events if e.key in ("cudaLaunchKernel", "cuLaunchKernel", "cudaLaunchKernelExC"))
+    launches = sum(
+        e.count for e in events if e.key in ("cudaLaunchKernel", "cuLaunchKernel", "cudaLaunchKernelExC")
+    )
     aten = sum(e.count for e in events if e.key.startswith("aten::"))
     sort = "self_device_time_total" if on_cuda else "self_cpu_time_total"
     table = events.table(sort_by=sort, row_limit=12)
@@ -662,7 +665,10 @@ def ntk_agree(run: Run) -> dict[str, Any]:
         got[device] = table_scores(run.space, table)
     a = run.agree(got[run.device], got["cpu"])
     worst = a["largest_relative_difference"].get("eigennas_ntk_trace", float("nan"))
-    return {"agreement": a, "note": f"{a['common']} cells: largest rel. diff {worst:.1e}, {a['n_bad']} over 1e-3"}
+    return {
+        "agreement": a,
+        "note": f"{a['common']} cells: largest rel. diff {worst:.1e}, {a['n_bad']} over 1e-3",
+    }
 
 
 # --- the optional steps of the earlier script ----------------------------------------------
