@@ -35,3 +35,26 @@ def test_bad_input_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Pat
     assert gpu_metrics.main(["--steps", "nope", "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "nope" in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_diagnostic_steps_run_small_on_the_cpu(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    steps = ["six-each", "ntk-agree"]
+    code = gpu_metrics.main(
+        ["--device", "cpu", "--small", "--steps", ",".join(steps), "--out", str(tmp_path)]
+    )
+    out = capsys.readouterr().out
+    assert code == 0, out
+    records = {
+        r["settings"]["step"]: r
+        for r in map(json.loads, (tmp_path / "gpu_metrics.jsonl").read_text().splitlines())
+    }
+    assert list(records) == steps and all(r["status"] == "ok" for r in records.values())
+    each = records["six-each"]
+    for name in gpu_metrics.SIX:
+        assert each[name]["alone"]["cells"] > 0 and each[name]["stacked"]["cells"] > 0
+    assert each["grasp_profile"]["aten_calls"] > 0
+    # the CPU against itself: the same scores
+    assert records["ntk-agree"]["agreement"]["common"] == 2
+    assert records["ntk-agree"]["agreement"]["n_bad"] == 0
