@@ -20,6 +20,7 @@ time the same code, a check of the noise.
     python benchmarks/ntk_norms_speed.py --batch 50         # the Eigen-NAS benchmark's batch
     python benchmarks/ntk_norms_speed.py --device cuda      # the same code on a GPU
     python benchmarks/ntk_norms_speed.py --archs 1 --batch 4 --metrics eigennas_ntk_trace   # a quick look
+    python benchmarks/ntk_norms_speed.py --batch 64 --metrics eigennas_ntk_trace --against previous
 
 Timings on a shared machine are inflated by other load; the load average is printed, and
 CPU seconds (one thread) are steadier than wall seconds there.
@@ -39,7 +40,15 @@ import torch
 
 from nasforge import MetricContext, get_registry
 from nasforge.kernel.seeding import seeded_build
-from nasforge.tools.backends import KernelSpec, empirical_ntk, jacobian, kernel_preset, spectrum
+from nasforge.tools.backends import (
+    KernelSpec,
+    empirical_ntk,
+    jacobian,
+    kernel_preset,
+    layer_grads,
+    sample_norms,
+    spectrum,
+)
 from nasforge.tools.scoring import resolve_metrics, score_model
 
 LOSS = KernelSpec(output="loss", bn="sample", params="all")
@@ -90,6 +99,16 @@ def before(name: str, model: torch.nn.Module, batch: Batch, ctx: MetricContext) 
     return {name: score_model(model, batch, resolve_metrics([name]), ctx=ctx)[name].value}
 
 
+def previous(name: str, model: torch.nn.Module, batch: Batch, ctx: MetricContext) -> dict[str, float]:
+    """The per-sample-norm code before conv weights on small maps took the Gram form and 2-d
+    patches came from torch's im2col (``--against previous``)."""
+    sample_norms.GRAM_FORM = layer_grads.IM2COL = False
+    try:
+        return after(name, model, batch, ctx)
+    finally:
+        sample_norms.GRAM_FORM = layer_grads.IM2COL = True
+
+
 def after(name: str, model: torch.nn.Module, batch: Batch, ctx: MetricContext) -> dict[str, float]:
     names = ["eigennas_trace", "eigennas_ntk_trace", "knas"] if name == TRIO else [name]
     return {k: v.value for k, v in score_model(model, batch, resolve_metrics(names), ctx=ctx).items()}
@@ -113,7 +132,15 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--device", default="cpu", help="cpu or cuda (same code path)")
+    parser.add_argument(
+        "--against",
+        choices=("materialised", "previous"),
+        default="materialised",
+        help="the 'before' side: the materialised kernels (default), or the per-sample-norm "
+        "code before the Gram form and im2col patches",
+    )
     args = parser.parse_args()
+    reference = before if args.against == "materialised" else previous
     torch.set_num_threads(args.threads)
 
     space = get_registry().space("nb201")
@@ -134,7 +161,7 @@ def main() -> None:
     names = args.metrics.split(",")
     # warm-up: allocator pools and torch.func traces are paid once per process
     for name in names:
-        before(name, net(cells[0]), (batch[0][:2], batch[1][:2]), ctx)
+        reference(name, net(cells[0]), (batch[0][:2], batch[1][:2]), ctx)
         after(name, net(cells[0]), (batch[0][:2], batch[1][:2]), ctx)
 
     print(
@@ -142,6 +169,7 @@ def main() -> None:
         f"load average {os.getloadavg()}"
     )
     print(f"{len(cells)} random NAS-Bench-201 cells (seed {args.seed}), C=16 N=5, batch {args.batch}, 32x32")
+    print(f"before: {'the materialised kernels' if reference is before else 'the previous per-sample norms'}")
     print(
         f"\n{'metric':<24} {'before s/cell (cpu)':>20} {'now s/cell (cpu)':>18} {'speed-up':>9}"
         "  largest rel. diff"
@@ -149,7 +177,7 @@ def main() -> None:
     for name in names:
         rows = []
         for i, g in enumerate(cells):
-            sides = [("before", before), ("after", after)]
+            sides = [("before", reference), ("after", after)]
             if i % 2:
                 sides.reverse()
             got = {

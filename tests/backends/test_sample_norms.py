@@ -305,3 +305,39 @@ def test_cotangents_batched_in_one_backward_change_nothing(
             assert torch.allclose(alone.rows, one.rows, rtol=1e-9, atol=0)
         else:
             _assert_equal(model, x, y, spec)
+
+
+class Late(nn.Module):
+    """Wide convs on a small map (the Gram form's case) beside a conv called twice (never)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.wide = nn.Conv2d(3, 16, 3, padding=1)
+        self.bn = nn.BatchNorm2d(16)
+        self.wider = nn.Conv2d(16, 16, 3, padding=1, bias=False)
+        self.twice = nn.Conv2d(16, 16, 1)
+        self.head = nn.Linear(16, CLASSES)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = torch.relu(self.bn(self.wide(x)))
+        h = self.twice(torch.relu(self.twice(torch.relu(self.wider(h)))))
+        return self.head(h.mean((2, 3)))
+
+
+@pytest.mark.parametrize("output", ["full", "target", "loss"])
+@pytest.mark.parametrize("bn", ["sample", "eval"])
+def test_norms_in_gram_form_equal_the_jacobian(monkeypatch: pytest.MonkeyPatch, bn: str, output: str) -> None:
+    """A conv weight on a small map takes ‖ΔUᵀ‖² from UᵀU and ΔᵀΔ; a conv called twice and
+    a spec asking for totals take the gradients; all equal the Jacobian's rows."""
+    torch.set_num_threads(1)
+    gram = _spy(monkeypatch, "_conv_squared_norms")
+    model = _net(Late)
+    x, y = _batch(shape=(3, 3, 3))
+    spec = KernelSpec(output=output, bn=bn, params="all")
+    rows, _ = _reference(model, x, y, spec)
+    got = sample_grad_norms(model, x, y, spec=spec, chunk_size=3)
+    assert torch.allclose(got.rows, rows, rtol=1e-6, atol=0)
+    assert len(gram) >= 2  # wide and wider, per cotangent and chunk
+    calls = len(gram)
+    _assert_equal(model, x, y, spec)  # totals: the gradients themselves, no Gram form
+    assert len(gram) == calls

@@ -32,6 +32,10 @@ from torch import nn
 from torch.nn.modules.batchnorm import _BatchNorm
 from torch.nn.modules.conv import _ConvNd
 
+#: Whether a 2-d conv's patches come from torch's im2col (``F.unfold``); False takes the
+#: strided slices every conv can take (a benchmark compares the two in one run).
+IM2COL = True
+
 
 def has_identity(module: nn.Module) -> bool:
     """Whether this module's own parameters have a per-sample identity here."""
@@ -58,6 +62,10 @@ def unfold(module: _ConvNd, a: torch.Tensor, out_shape: tuple[int, ...]) -> torc
     offset: any dimension, stride, dilation, asymmetric 'same' padding.
     """
     n, c = a.shape[:2]
+    if IM2COL and a.dim() == 4 and module.padding_mode == "zeros" and isinstance(module.padding, tuple):
+        # a 2-d conv padded alike on both sides: torch's own im2col, one pass (the slices
+        # below copy the padded input once per kernel offset, then once more to stack)
+        return F.unfold(a, module.kernel_size, module.dilation, module.padding, module.stride)
     pad = module._reversed_padding_repeated_twice
     if any(pad):
         mode = "constant" if module.padding_mode == "zeros" else module.padding_mode

@@ -30,6 +30,7 @@ others', since norms add over disjoint parameters.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
@@ -39,6 +40,7 @@ import torch.nn.functional as F
 from torch import nn
 from torch.func import functional_call, grad, vjp, vmap
 from torch.nn.modules.batchnorm import _BatchNorm
+from torch.nn.modules.conv import _ConvNd
 
 from nasforge.kernel.device import resolve_device
 from nasforge.tools.backends.chunking import map_chunks
@@ -58,6 +60,11 @@ Holders = dict[str, list[tuple[nn.Module, str]]]
 #: bound by kernel launches, which batching divides by the cotangents (ten for ten logits).
 _COTANGENTS_PER_BACKWARD: dict[str, int] = {"cpu": 1}
 _COTANGENTS_DEFAULT = 64
+
+
+#: Whether conv weights on small maps take the Gram form (:func:`_gram_is_cheaper`); False
+#: forms every per-sample gradient (a benchmark compares the two in one run).
+GRAM_FORM = True
 
 
 def _cotangents_per_backward(device: torch.device) -> int:
@@ -217,6 +224,15 @@ class _Accumulator:
         for j in wanted:
             self.sums[self.spec_of[first + j], start : start + summed.shape[-1]] += summed[j]
 
+    def add_squared(self, squared: torch.Tensor, first: int) -> None:
+        """``squared``: ``(n, B)`` squared norms of one parameter's gradients for columns
+        first.. (formed without the gradients: only where :meth:`needs_gradients` is False)."""
+        self.rows[:, first : first + squared.shape[1]] += squared
+
+    def needs_gradients(self, first: int, b: int) -> bool:
+        """Whether a column first..first+b asks for the summed gradient, not only norms."""
+        return any(self.totals[self.spec_of[j]] for j in range(first, first + b))
+
     def merge(self, other: _Accumulator) -> _Accumulator:
         self.rows = torch.cat([self.rows, other.rows])
         self.sums += other.sums
@@ -277,6 +293,7 @@ def _layer_rows(
     for c in calls:
         by_module.setdefault(c.module, []).append(c)
     operands: dict[int, torch.Tensor | Params] = {}
+    grams: dict[tuple[str, int], torch.Tensor] = {}
     # what each call is differentiated at: its output, or its per-sample affine parameters
     keys = [
         (id(c), k)
@@ -315,6 +332,14 @@ def _layer_rows(
             deltas[(i, k)] = d
         del found
         for name, hs in holders.items():
+            single = _single_call(hs, by_module)
+            if single is not None and not acc.needs_gradients(j, b):
+                d_out = deltas[(id(single), None)]
+                if d_out is not None and _gram_is_cheaper(single, hs[0][1], cot.shape[0]):
+                    if ("gram", id(single)) not in grams:
+                        grams[("gram", id(single))] = _patch_gram(single)
+                    acc.add_squared(_conv_squared_norms(grams[("gram", id(single))], d_out), j)
+                    continue
             g = None
             for module, local in hs:
                 for c in by_module.get(module, []):
@@ -335,6 +360,49 @@ def _layer_rows(
                     g = part if g is None else g + part
             if g is not None:
                 acc.add(name, g, j)
+
+
+def _single_call(
+    holders: list[tuple[nn.Module, str]], by_module: dict[nn.Module, list[_Call]]
+) -> _Call | None:
+    """The one call of a parameter held by one module called once (else None: its
+    per-sample gradient is a sum over calls, whose norm needs the gradient itself)."""
+    if len(holders) != 1:
+        return None
+    calls = by_module.get(holders[0][0], [])
+    return calls[0] if len(calls) == 1 and calls[0].affine is None else None
+
+
+def _gram_is_cheaper(call: _Call, local: str, cotangents: int) -> bool:
+    """Whether a conv weight's per-sample squared norms cost fewer multiply-adds in Gram form.
+
+    Per sample, the gradient is G = Δ Uᵀ (Δ: C_out x L output gradient, U: K x L patches),
+    and ‖G‖² = Σ_pq (ΔᵀΔ)_pq (UᵀU)_pq. Formed directly, G costs L·K·C_out per cotangent; in
+    Gram form, UᵀU costs L²·K once for all ``cotangents`` and ΔᵀΔ costs L²·C_out each. So
+    the Gram form wins on the late, small maps (8x8 with 64 channels: about 4x fewer) and
+    loses on the early, large ones (32x32 with 16 channels: about 13x more).
+    """
+    m = call.module
+    if not GRAM_FORM or local != "weight" or not isinstance(m, _ConvNd) or m.transposed or m.groups != 1:
+        return False
+    length = math.prod(call.out.shape[2:])
+    k = m.in_channels * math.prod(m.kernel_size)
+    c_out = m.out_channels
+    return length * (k / cotangents + c_out + 1) < k * c_out
+
+
+def _patch_gram(call: _Call) -> torch.Tensor:
+    """``(n, L, L)``: UᵀU per sample, U the call's unfolded input (shared by every cotangent)."""
+    u = prepare(call.module, call.inp, call.out)  # (n, K, L)
+    return torch.bmm(u.transpose(1, 2), u)
+
+
+def _conv_squared_norms(gram: torch.Tensor, delta: torch.Tensor) -> torch.Tensor:
+    """``(n, B)``: ‖Δ Uᵀ‖² per sample and cotangent from UᵀU (``gram``) and Δ ``(n, B, C_out, *out)``."""
+    n, b, c_out = delta.shape[:3]
+    d = delta.reshape(n * b, c_out, -1)
+    dd = torch.bmm(d.transpose(1, 2), d).reshape(n, b, d.shape[-1], d.shape[-1])  # ΔᵀΔ
+    return (dd * gram[:, None]).sum((2, 3))
 
 
 def _separable_chunk(
