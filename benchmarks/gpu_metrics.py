@@ -181,6 +181,23 @@ class Run:
             raise RuntimeError(f"exit {out.returncode}: {out.stderr.strip().splitlines()[-1:]}")
         return json.loads(out.stdout), wall
 
+    def score_one(
+        self, cells: list[Any], metric: str, seconds: float, stack: int | None = None
+    ) -> ScoreTable:
+        """``metric`` alone on ``cells`` in this process (its own seconds, no pass shared)."""
+        s = self.scale
+        return score_genotypes(
+            self.space,
+            cells,
+            [metric],
+            batch_size=s.batch,
+            build=s.build,
+            device=self.device,
+            pipeline=True,
+            stack=stack,
+            progress=deadline(seconds),
+        )
+
     @staticmethod
     def by_cell(payload: dict[str, Any]) -> dict[str, dict[str, float]]:
         return {
@@ -400,16 +417,7 @@ def ntk(run: Run) -> dict[str, Any]:
     cells = run.cells(s.ntk_cells, seed=2)
     figures: dict[str, Any] = {}
     for name in NTK:  # each alone: its own seconds, no pass shared with another
-        table = score_genotypes(
-            run.space,
-            cells,
-            [name],
-            batch_size=s.batch,
-            build=s.build,
-            device=run.device,
-            pipeline=True,
-            progress=deadline(s.budget / 4),
-        )
+        table = run.score_one(cells, name, s.budget / 4)
         seconds = [r[name].seconds for r in table.rows]
         figures[name] = {
             "median_s": statistics.median(seconds),
@@ -590,17 +598,7 @@ def six_each(run: Run) -> dict[str, Any]:
         row: dict[str, Any] = {}
         for label, stack in (("alone", None), ("stacked", s.stack)):
             start = time.perf_counter()
-            table = score_genotypes(
-                run.space,
-                cells,
-                [name],
-                batch_size=s.batch,
-                build=s.build,
-                device=run.device,
-                pipeline=True,
-                stack=stack,
-                progress=deadline(s.budget / 12),
-            )
+            table = run.score_one(cells, name, s.budget / 12, stack=stack)
             wall = time.perf_counter() - start
             row[label] = {"cells": len(table.rows), "wall": wall, "cells_per_s": len(table.rows) / wall}
         figures[name] = row
