@@ -21,6 +21,7 @@ import importlib
 import importlib.metadata
 import os
 import threading
+import traceback
 from collections.abc import Iterable
 from typing import Any
 
@@ -93,9 +94,7 @@ class Registry:
                     components = list(impl.function() or [])
                     names = [_component_name(c) for c in components]
                 except Exception as exc:  # a broken plugin must not break the others
-                    errors.setdefault(owner, []).append(
-                        f"{hook_name}: {type(exc).__name__}: {first_line(exc)}"
-                    )
+                    errors.setdefault(owner, []).append(f"{hook_name}: {failure_text(exc)}")
                     continue
                 for cname, component in zip(names, components, strict=True):
                     mistake = component_mistake(kind, cname, component)
@@ -205,6 +204,24 @@ def component_mistake(kind: str, name: str, component: Any) -> str | None:
     return construction_mistake(kind, name, component)
 
 
+def failure_text(exc: BaseException) -> str:
+    """A plugin's failure in one line: the error and the file and line that raised it (the
+    innermost frame in a real file, so importlib's own frames never stand for the plugin)."""
+    where = _raised_at(exc)
+    return f"{type(exc).__name__}: {first_line(exc)}" + (f" ({where})" if where else "")
+
+
+def _raised_at(exc: BaseException) -> str | None:
+    if isinstance(exc, SyntaxError) and exc.filename and exc.lineno:
+        return f"{exc.filename}:{exc.lineno}"
+    frames = traceback.extract_tb(exc.__traceback__)
+    real = [f for f in frames if f.filename and not f.filename.startswith("<")]
+    if not real:
+        return None
+    last = real[-1]
+    return f"{last.filename}:{last.lineno}"
+
+
 def _component_name(component: Any) -> str:
     name = getattr(component, "name", None)
     if not isinstance(name, str) or not name:
@@ -263,20 +280,32 @@ def create_plugin_manager(
                 plugin = ep.load()
                 pm.register(plugin, name=ep.name)
             except Exception as exc:  # a broken plugin must not break the others
-                infos.append(
-                    PluginInfo(ep.name, ep.value, _distribution_of(ep), False, f"{type(exc).__name__}: {exc}")
-                )
+                infos.append(PluginInfo(ep.name, ep.value, _distribution_of(ep), False, failure_text(exc)))
                 continue
             infos.append(PluginInfo(ep.name, ep.value, _distribution_of(ep), True))
         infos += _register_named_modules(pm, _named(os.environ.get(PLUGINS_ENV, "")))
     for plugin in extra_plugins:
+        name = _object_name(pm, plugin)
         try:
-            registered = pm.register(plugin)
+            pm.register(plugin, name=name)
         except Exception as exc:  # e.g. a hook with a misspelt name or signature
-            infos.append(PluginInfo(repr(plugin), repr(plugin), None, False, f"{type(exc).__name__}: {exc}"))
+            infos.append(PluginInfo(name, repr(plugin), None, False, failure_text(exc)))
             continue
-        infos.append(PluginInfo(registered or repr(plugin), repr(plugin), None, True))
+        infos.append(PluginInfo(name, repr(plugin), None, True))
     return pm, infos
+
+
+def _object_name(pm: pluggy.PluginManager, plugin: Any) -> str:
+    """A plugin object's name, as messages about it say: its module's name, its class's (of
+    an instance, the class's), numbered when two share it."""
+    base = getattr(plugin, "__name__", None)
+    if not isinstance(base, str):
+        base = type(plugin).__qualname__
+    name, number = base, 1
+    while pm.has_plugin(name) or pm.is_blocked(name):
+        number += 1
+        name = f"{base}#{number}"
+    return name
 
 
 def _named(text: str) -> list[str]:
@@ -293,7 +322,7 @@ def _register_named_modules(pm: pluggy.PluginManager, modules: list[str]) -> lis
         try:
             pm.register(importlib.import_module(module), name=module)
         except Exception as exc:  # a broken plugin must not break the others
-            infos.append(PluginInfo(module, module, None, False, f"{type(exc).__name__}: {exc}"))
+            infos.append(PluginInfo(module, module, None, False, failure_text(exc)))
             continue
         infos.append(PluginInfo(module, module, None, True))
     return infos

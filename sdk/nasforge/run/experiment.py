@@ -53,6 +53,7 @@ from nasforge.run.goal_checks import declared_objectives
 from nasforge.run.in_flight import run_in_flight
 from nasforge.run.journal_file import JournalReader
 from nasforge.run.loop import RunLoop
+from nasforge.run.plugin_faults import PluginFault
 from nasforge.run.replay import (
     ASYNCHRONOUS,
     EVALUATION_KEY,
@@ -64,7 +65,7 @@ from nasforge.run.replay import (
 from nasforge.run.rounds import run_rounds
 from nasforge.run.run_data import data_record
 from nasforge.run.run_directory import RunJournal
-from nasforge.run.run_end import end_record, outcome_of
+from nasforge.run.run_end import end_record, outcome_of, with_faults
 from nasforge.run.run_events import RunEvents, log_end, log_start
 from nasforge.run.run_progress import RunProgress
 from nasforge.run.spec import ExperimentSpec
@@ -140,6 +141,8 @@ class Experiment:
         check_rules(self.stop_rules, self.goal, None if declared is None else list(declared))
         #: Why the run stopped before its budget ran out: {"rule", "reason", "trial"}, else None.
         self.stopped: dict[str, Any] | None = None
+        #: The plugins whose event hooks raised in this run (the run went on without them).
+        self.plugin_faults: list[PluginFault] = []
         self._loop: RunLoop | None = None
         self.data = data
         #: The components the caller did not name, chosen as defaults (``("strategy",)``):
@@ -246,6 +249,12 @@ class Experiment:
                 self.stopped = replay.stopped
             full = [t for t in self.trials if at_full(t, max_fidelity(self.evaluator))] or self.trials
             outcome = outcome_of(self, loop.best, full)
+            if replay.ended:
+                self.plugin_faults = replay.plugin_faults
+            else:  # the plugins hear of the end first, so the end record keeps their faults
+                self.events.plugins_search_end(self, outcome)
+                self.plugin_faults = self.events.plugin_faults
+            outcome = with_faults(outcome, self.plugin_faults)
             journal.end(end_record(self, outcome))
         finally:
             self.executor.close()  # also when refused or failed: no pool is left behind

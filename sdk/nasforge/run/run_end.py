@@ -12,10 +12,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import attrs
+
 from nasforge.kernel.errors import InfeasibleSearchError, JournalError, SearchFailedError
 from nasforge.kernel.outcome import SearchOutcome
 from nasforge.kernel.result import Trial
 from nasforge.run.journal_file import journal_path
+from nasforge.run.plugin_faults import FAULTS_KEY, PluginFault
 from nasforge.run.run_face import RunFace
 
 
@@ -62,8 +65,19 @@ def _infeasible_message(exp: RunFace, nearest: Trial) -> str:
     )
 
 
+def with_faults(outcome: SearchOutcome, faults: list[PluginFault]) -> SearchOutcome:
+    """``outcome`` whose ``produced_by`` names the plugins whose event hooks raised (as
+    JSON, under ``plugin_faults``); unchanged when none did."""
+    if not faults:
+        return outcome
+    return attrs.evolve(
+        outcome, produced_by={**outcome.produced_by, FAULTS_KEY: [f.to_json() for f in faults]}
+    )
+
+
 def end_record(exp: RunFace, outcome: SearchOutcome) -> dict[str, Any]:
-    """The journal's last line: the best, and a multi-objective run's front (best first)."""
+    """The journal's last line: the best, a multi-objective run's front (best first), and
+    the plugins whose event hooks raised (only where one did)."""
     record: dict[str, Any] = {
         "best": outcome.best.to_json(),
         "best_text": exp.space.format(outcome.best),
@@ -74,6 +88,9 @@ def end_record(exp: RunFace, outcome: SearchOutcome) -> dict[str, Any]:
     spent = exp.fidelity_spent()
     if spent is not None:
         record["fidelity_spent"] = spent
+    faults = outcome.produced_by.get(FAULTS_KEY)
+    if faults:
+        record[FAULTS_KEY] = faults
     if exp.goal.multi_objective:
         record["front"] = [
             {"index": t.index, "genotype": t.genotype.to_json(), "text": exp.space.format(t.genotype)}

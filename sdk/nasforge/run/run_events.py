@@ -10,6 +10,10 @@ is merely read again). ``hooks`` are objects with event hook implementations
 ``nasforge_should_stop``, ``nasforge_search_end``), called after the registry's plugins'
 for this run alone, so two runs in two threads never see each other's hooks.
 
+A plugin's event hook that raises is caught, said once in a warning and recorded
+(:mod:`nasforge.run.plugin_faults`): an installed plugin's bug never ends a run. A host
+program's own hook objects and callbacks are its own code, and their errors reach it.
+
 The start and the end of every run are logged at INFO under ``nasforge.run`` (a child of
 the ``nasforge`` logger), each record marked with ``nasforge_event`` (``start``/``end``)
 for a handler that wants only those (the command line, which prints its own, drops them).
@@ -28,6 +32,7 @@ from nasforge.kernel.errors import NasforgeError
 from nasforge.kernel.outcome import SearchOutcome
 from nasforge.kernel.registry import KINDS, Registry
 from nasforge.kernel.result import Trial
+from nasforge.run.plugin_faults import FaultLog, PluginFault
 
 #: The logger of a run's start and end records.
 logger = logging.getLogger("nasforge.run")
@@ -59,25 +64,42 @@ class RunEvents:
             if callback is not None and not callable(callback):
                 raise NasforgeError(f"{name} must be callable, got {type(callback).__name__}")
         self._own = _own_hooks(list(hooks))
+        self._faults = FaultLog()
+
+    @property
+    def plugin_faults(self) -> list[PluginFault]:
+        """The registry's plugins whose event hooks raised in this run (each once)."""
+        return self._faults.faults
 
     def trial_end(self, experiment: Any, trial: Trial) -> None:
         """A new trial was journaled (replayed ones are not announced)."""
-        self.registry.pm.hook.nasforge_trial_end(experiment=experiment, trial=trial)
+        kwargs = {"experiment": experiment, "trial": trial}
+        self._faults.call(self.registry.pm, "nasforge_trial_end", kwargs, trial=trial.index)
         if self._own is not None:
-            self._own.hook.nasforge_trial_end(experiment=experiment, trial=trial)
+            self._own.hook.nasforge_trial_end(**kwargs)
         if self.on_trial is not None:
             self.on_trial(trial)
 
     def should_stop(self, experiment: Any, trial: Trial) -> str | None:
         """The first reason a plugin or hook object gives to end the run now, or None."""
-        why = self.registry.pm.hook.nasforge_should_stop(experiment=experiment, trial=trial)
+        kwargs = {"experiment": experiment, "trial": trial}
+        why = self._faults.call(
+            self.registry.pm, "nasforge_should_stop", kwargs, trial=trial.index, first_result=True
+        )
         if not why and self._own is not None:
-            why = self._own.hook.nasforge_should_stop(experiment=experiment, trial=trial)
+            why = self._own.hook.nasforge_should_stop(**kwargs)
         return str(why) if why else None
 
+    def plugins_search_end(self, experiment: Any, outcome: SearchOutcome) -> None:
+        """The registry's plugins hear that the run ended: called before the journal's end
+        record is written, so that the record keeps any fault of theirs."""
+        kwargs = {"experiment": experiment, "outcome": outcome}
+        self._faults.call(self.registry.pm, "nasforge_search_end", kwargs)
+
     def search_end(self, experiment: Any, outcome: SearchOutcome) -> None:
-        """The run ended (called once per run: not when an ended run is read again)."""
-        self.registry.pm.hook.nasforge_search_end(experiment=experiment, outcome=outcome)
+        """The run ended (called once per run: not when an ended run is read again): this
+        run's hook objects, then its ``on_end``; the plugins heard it in
+        :meth:`plugins_search_end`."""
         if self._own is not None:
             self._own.hook.nasforge_search_end(experiment=experiment, outcome=outcome)
         if self.on_end is not None:

@@ -64,6 +64,18 @@ def _exit_if_failed(failed: list[Any]) -> None:
         raise typer.Exit(1)
 
 
+def _warn_failed(failed: list[Any]) -> None:
+    """A listing says on stderr which plugins failed to load: their components are missing
+    from it (``nasforge plugins`` shows the whole story, and exits 1)."""
+    for plugin in failed:
+        err_console.print(
+            f"[yellow]warning:[/] plugin '{escape(plugin.name)}' failed to load, so its components "
+            f"are not listed: {escape(one_line(plugin.error or ''))}",
+            highlight=False,
+            soft_wrap=True,
+        )
+
+
 def _describe(kind: str, name: str, component: Any) -> dict[str, Any]:
     own = getattr(component, "description", None)  # a dataset source's own words, not its class's
     row: dict[str, Any] = {
@@ -102,7 +114,9 @@ def _describe(kind: str, name: str, component: Any) -> dict[str, Any]:
 
 def _lister(kind: str, title: str):  # noqa: ANN202 - returns a typer command
     def command(ctx: typer.Context, json_out: JsonFlag = False) -> None:
-        rows = [_describe(kind, name, c) for name, c in command_registry(ctx).items(kind)]
+        registry = command_registry(ctx)
+        rows = [_describe(kind, name, c) for name, c in registry.items(kind)]
+        _warn_failed(registry.failed)
         if json_out:
             print_json(rows)
             return

@@ -17,6 +17,7 @@ from nasforge.kernel.result import Trial
 from nasforge.run.defaults import strategy_default_note
 from nasforge.run.experiment import Experiment
 from nasforge.run.one_shot_run import OneShotRun
+from nasforge.run.plugin_faults import FAULTS_KEY, PluginFault
 from nasforge.tools.cli.options import parse_options
 from nasforge.tools.cli.output import err_console, out_console, print_json
 from nasforge.tools.cli.search_options import DEFAULT_PLOT, OptionList
@@ -84,6 +85,8 @@ def report_ask_tell(
         # search's cost; None for an evaluator without one
         "fidelity": experiment.evaluator.fidelity if experiment.fidelity_spent() is not None else None,
         "fidelity_spent": experiment.fidelity_spent(),
+        # plugins whose event hooks raised (the run went on without them)
+        FAULTS_KEY: [f.to_json() for f in experiment.plugin_faults],
     }
     front = None
     if experiment.goal.multi_objective:
@@ -186,6 +189,7 @@ def report_one_shot(
         "data": run.data.name,
         "search_seconds": round(run.seconds, 2),
         "run_dir": str(run.run_dir),
+        FAULTS_KEY: [f.to_json() for f in run.plugin_faults],
     }
     if run.evaluation is not None:
         rows["evaluation"] = run.evaluation.objectives
@@ -279,7 +283,9 @@ def _print(
     for key, value in rows.items():
         if value is None or key in ("front", "members") or (isinstance(value, list) and not value):
             continue
-        if key == "ensemble":  # the members follow in their own table
+        if key == FAULTS_KEY:  # each already warned on stderr during the run
+            key, value = "plugin faults", "; ".join(PluginFault.from_json(f).line() for f in value)
+        elif key == "ensemble":  # the members follow in their own table
             value = (
                 f"{value['size']} members of {value['method'] or 'an ensemble search'}, {value['combine']}"
             )
