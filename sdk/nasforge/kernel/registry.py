@@ -8,11 +8,12 @@ registration hook raises, or a component has a mistake a run would only meet lat
 :func:`component_mistake`) registers nothing, and asking for one of its components says
 which plugin failed and why.
 
-Order is deterministic, because it decides name clashes: the core's built-ins first, then
-nasforge's own (first-party) entry points, then every other distribution's, each group
-sorted by entry-point name. On a clash the component registered first is kept and the
-warning names both plugins, so a third-party package can never silently shadow a
-first-party component.
+Every component is also known by its qualified name, ``plugin:name``. Order is
+deterministic: the core's built-ins first, then nasforge's own (first-party) entry points,
+then every other distribution's, each group sorted by entry-point name. A bare name two
+plugins register is a clash (:mod:`nasforge.kernel.name_clashes`): it keeps meaning the
+first-party component where one is (a package never changes what an existing command
+runs), and is refused, listing the qualified names, where none is.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import pluggy
 from nasforge.kernel import hookspecs
 from nasforge.kernel.context_fields import construction_mistake
 from nasforge.kernel.errors import UnknownNameError, first_line
+from nasforge.kernel.name_clashes import AmbiguousNameError, NameClash, qualified_name
 
 ENTRY_POINT_GROUP = "nasforge"
 #: The distribution whose entry points are first-party (registered before third parties').
@@ -81,6 +83,9 @@ class Registry:
         self.pm = pm
         self._components: dict[str, dict[str, Any]] = {kind: {} for kind in KINDS}
         self._origin: dict[tuple[str, str], str] = {}
+        #: Every component under its qualified name, ``plugin:name``.
+        self._qualified: dict[str, dict[str, Any]] = {kind: {} for kind in KINDS}
+        self._clash: dict[tuple[str, str], NameClash] = {}
         #: Components of plugins that failed: (kind, name) -> (plugin, its error).
         self._unavailable: dict[tuple[str, str], tuple[str, str]] = {}
         self.conflicts: list[str] = []
@@ -108,21 +113,33 @@ class Registry:
             **{k: "; ".join(v) for k, v in errors.items()},
         }
         provides: dict[str, list[str]] = {}
+        owners: dict[tuple[str, str], list[str]] = {}
         for kind, owner, cname, component in offered:
             if owner in failed:
                 self._unavailable.setdefault((kind, cname), (owner, failed[owner]))
                 continue
-            table = self._components[kind]
             provides.setdefault(owner, []).append(f"{kind}:{cname}")
-            if cname in table and table[cname] is not component:
-                kept = self._origin[(kind, cname)]
-                self.conflicts.append(
-                    f"{kind} '{cname}' is registered by plugins '{kept}' and '{owner}'; "
-                    f"kept the one from '{kept}'"
-                )
+            self._qualified[kind][qualified_name(owner, cname)] = component
+            self._origin[(kind, qualified_name(owner, cname))] = owner
+            self._components[kind].setdefault(cname, component)  # the first registered
+            self._origin.setdefault((kind, cname), owner)
+            found = owners.setdefault((kind, cname), [])
+            if owner not in found:
+                found.append(owner)
+        first_party = {p.name for p in plugins if p.distribution == FIRST_PARTY_DISTRIBUTION}
+        #: Bare names two or more plugins register (:mod:`nasforge.kernel.name_clashes`).
+        self.clashes: list[NameClash] = []
+        for (kind, cname), found in owners.items():
+            if len(found) < 2:
                 continue
-            table[cname] = component
-            self._origin[(kind, cname)] = owner
+            default = next((o for o in found if o in first_party), None)
+            clash = NameClash(kind, cname, tuple(found), default)
+            self.clashes.append(clash)
+            self._clash[(kind, cname)] = clash
+            self.conflicts.append(clash.line())
+            if default is not None:  # the bare name means the first-party one
+                self._components[kind][cname] = self._qualified[kind][qualified_name(default, cname)]
+                self._origin[(kind, cname)] = default
         self.plugins: list[PluginInfo] = [_settle(p, errors, provides) for p in plugins]
 
     @property
@@ -131,15 +148,24 @@ class Registry:
         return [p for p in self.plugins if not p.ok]
 
     def names(self, kind: str) -> list[str]:
-        return sorted(self._components[kind])
+        """The names a user gives for ``kind``: bare names, and the qualified names of a
+        clash whose bare name is refused."""
+        return sorted(name for name, _ in self.items(kind))
 
     def get(self, kind: str, name: str) -> Any:
-        """The component registered as ``name``; unknown names raise with a suggestion, and
-        a name of a plugin that failed to load says so (:class:`UnavailableError`)."""
+        """The component registered as ``name`` or ``plugin:name``; unknown names raise with
+        a suggestion, a name of a plugin that failed to load says so
+        (:class:`UnavailableError`), and a bare name two plugins register, none of them
+        first-party, lists the qualified names (:class:`AmbiguousNameError`)."""
         table = self._components[kind]
-        if name not in table:
-            raise self._missing(kind, name)
-        return table[name]
+        if name in table:
+            clash = self._clash.get((kind, name))
+            if clash is not None and clash.default is None:
+                raise AmbiguousNameError(_KIND_WORDS.get(kind, kind), clash)
+            return table[name]
+        if name in self._qualified[kind]:
+            return self._qualified[kind][name]
+        raise self._missing(kind, name)
 
     def _missing(self, kind: str, name: str) -> UnknownNameError:
         word = _KIND_WORDS.get(kind, kind)
@@ -158,7 +184,12 @@ class Registry:
         )
 
     def has(self, kind: str, name: str) -> bool:
-        return name in self._components[kind]
+        """Whether :meth:`get` finds ``name`` (bare or qualified)."""
+        try:
+            self.get(kind, name)
+        except UnknownNameError:
+            return False
+        return True
 
     def origin(self, kind: str, name: str) -> str:
         """The plugin that supplied component ``name`` (raises like :meth:`get`)."""
@@ -166,7 +197,15 @@ class Registry:
         return self._origin[(kind, name)]
 
     def items(self, kind: str) -> list[tuple[str, Any]]:
-        return sorted(self._components[kind].items())
+        """(name, component) of every component a user can name without qualifying it, and
+        the qualified ones of a clash whose bare name is refused."""
+        out = [(n, c) for n, c in self._components[kind].items() if n not in self._refused(kind)]
+        for name in self._refused(kind):
+            out += [(q, self._qualified[kind][q]) for q in self._clash[(kind, name)].qualified]
+        return sorted(out, key=lambda item: item[0])
+
+    def _refused(self, kind: str) -> list[str]:
+        return [c.name for c in self.clashes if c.kind == kind and c.default is None]
 
     # convenience constructors used by the CLI and the Python API
     def space(self, name: str, **options: Any) -> Any:

@@ -369,10 +369,22 @@ def _score_keys(
             fb.digest() if m.info.needs_data else shape_key,
             json.dumps(build, sort_keys=True, default=str),
             version=m.info.version,
-            settings=in_stacks if metric_label(m) in stacked else settings,
+            settings=_own_settings(m, in_stacks if metric_label(m) in stacked else settings),
         )
         for m in metrics
     }
+
+
+def _own_settings(metric: Metric, settings: str) -> str:
+    """``settings``, and for a metric from outside nasforge its class: two packages'
+    metrics of one name (``zerocost:synflow``, ``trial:synflow``) never share cached
+    scores. First-party metrics cannot clash among themselves and keep their keys."""
+    cls = type(metric)
+    if cls.__module__.startswith(("nasforge.", "nasforge_")):
+        return settings
+    return json.dumps(
+        {**json.loads(settings), "class": f"{cls.__module__}.{cls.__qualname__}"}, sort_keys=True
+    )
 
 
 def _pipeline_plan(
