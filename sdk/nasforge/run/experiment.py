@@ -70,6 +70,7 @@ from nasforge.run.run_events import RunEvents, log_end, log_start
 from nasforge.run.run_progress import RunProgress
 from nasforge.run.spec import ExperimentSpec
 from nasforge.run.stop_rules import check_rules, parse_rule, rule_texts
+from nasforge.run.trial_failures import TrialFailures, trial_failures
 
 logger = logging.getLogger("nasforge.experiment")
 
@@ -263,6 +264,9 @@ class Experiment:
         if replay.ended:  # read again, not run: its end was announced when it ended
             logger.debug("the run in %s had ended; read its %d trials", self.run_dir, len(self.trials))
             return outcome
+        failures = self.failures()
+        if failures is not None:  # the run went on past them; its user must still hear of them
+            logger.warning("%s: %s", what, failures.line())
         log_end(what, outcome, time.perf_counter() - started, run_dir=self.run_dir)
         self.events.search_end(self, outcome)
         return outcome
@@ -296,6 +300,10 @@ class Experiment:
         recomputed); None while no trial is feasible."""
         best = self._loop.best if self._loop is not None else None
         return best if best is not None and self.goal.feasible(best.result) else None
+
+    def failures(self) -> TrialFailures | None:
+        """How many of the run's trials failed, and the first (None when none did)."""
+        return trial_failures(self.trials, self.space.format)
 
     def best_value(self) -> float:
         """The best so far on the evaluator's objective (NaN while there is none)."""

@@ -18,6 +18,7 @@ from nasforge.run.defaults import strategy_default_note
 from nasforge.run.experiment import Experiment
 from nasforge.run.one_shot_run import OneShotRun
 from nasforge.run.plugin_faults import FAULTS_KEY, PluginFault
+from nasforge.run.trial_failures import FAILURES_KEY, TrialFailures
 from nasforge.tools.cli.options import parse_options
 from nasforge.tools.cli.output import err_console, out_console, print_json
 from nasforge.tools.cli.search_options import DEFAULT_PLOT, OptionList
@@ -85,6 +86,8 @@ def report_ask_tell(
         # search's cost; None for an evaluator without one
         "fidelity": experiment.evaluator.fidelity if experiment.fidelity_spent() is not None else None,
         "fidelity_spent": experiment.fidelity_spent(),
+        # how many trials failed, and the first (its trial, genotype and error); None: none
+        FAILURES_KEY: failures.to_json() if (failures := experiment.failures()) is not None else None,
         # plugins whose event hooks raised (the run went on without them)
         FAULTS_KEY: [f.to_json() for f in experiment.plugin_faults],
     }
@@ -283,7 +286,10 @@ def _print(
     for key, value in rows.items():
         if value is None or key in ("front", "members") or (isinstance(value, list) and not value):
             continue
-        if key == FAULTS_KEY:  # each already warned on stderr during the run
+        if key == FAILURES_KEY:
+            summary = TrialFailures.from_json(value)
+            key, value = "failed trials", summary.line() if summary is not None else value
+        elif key == FAULTS_KEY:  # each already warned on stderr during the run
             key, value = "plugin faults", "; ".join(PluginFault.from_json(f).line() for f in value)
         elif key == "ensemble":  # the members follow in their own table
             value = (

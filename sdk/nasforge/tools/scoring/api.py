@@ -60,11 +60,25 @@ class Scores:
         """Each row's genotype as the space writes it (what ``nasforge score`` prints)."""
         return [self.space.format(g) for g in self.table.genotypes]
 
+    def failed(self) -> list[dict[str, Any]]:
+        """The genotypes whose networks could not be built: ``{genotype, text, error}`` each
+        (their scores are flagged; the sweep scored every other one)."""
+        return [
+            {
+                "genotype": self.table.genotypes[i].to_json(),
+                "text": self.space.format(self.table.genotypes[i]),
+                "error": error,
+            }
+            for i, error in self.table.unbuilt()
+        ]
+
     def to_json(self) -> dict[str, Any]:
-        """The table's JSON with each row's genotype text: ``nasforge score --json``."""
+        """The table's JSON with each row's genotype text, and the genotypes that could not
+        be built: ``nasforge score --json``."""
         payload = self.table.to_json()
         for row, text in zip(payload["rows"], self.texts(), strict=True):
             row["text"] = text
+        payload["failed"] = self.failed()
         return payload
 
 

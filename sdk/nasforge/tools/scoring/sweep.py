@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
@@ -19,7 +20,7 @@ import torch
 
 from nasforge.kernel.converters import to_tuple
 from nasforge.kernel.device import resolve_device
-from nasforge.kernel.errors import OptionError
+from nasforge.kernel.errors import BuildOptionError, NasforgeError, OptionError, first_line
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.metric import Metric, MetricContext, MetricInfo, PopulationMetric
 from nasforge.kernel.network_factory import (
@@ -139,11 +140,24 @@ def score_chunk(job: ScoreJob, chunk: list[ChunkItem]) -> list[dict[str, MetricS
     factory = _sweep_factory(job.space, job.build, device)
     out: list[dict[str, MetricScore]] = []
     for g, labels in chunk:
-        model = factory.build(g, job.seed)
+        try:
+            model = factory.build(g, job.seed)
+        except Exception as exc:  # one network that cannot be built must not end the sweep
+            out.append(unbuilt_scores(labels, exc))
+            continue
         if not on_cpu:  # (a walk over every module: not for nothing)
             model = model.to(device)
         out.append(score_model(model, batch, [by_label[k] for k in labels], ctx=job.ctx, shared=job.shared))
     return out
+
+
+def unbuilt_scores(labels: Sequence[str], exc: BaseException) -> dict[str, MetricScore]:
+    """The scores of a network that could not be built: each flagged with the build's error."""
+    if isinstance(exc, NasforgeError):  # build_network's own words name the space and options
+        error = first_line(exc)
+    else:
+        error = f"cannot build the network: {type(exc).__name__}: {first_line(exc)}"
+    return {label: MetricScore(label, math.nan, error=error, unbuilt=True) for label in labels}
 
 
 def score_genotypes(
@@ -304,7 +318,7 @@ def _score(
         nonlocal done
         for (g, _), fresh in zip(chunk, results, strict=True):
             for label, score in fresh.items():
-                if store is not None:
+                if store is not None and not score.unbuilt:
                     store.put(keys[label], g, score)
         done += len(chunk)
         if progress is not None:
@@ -330,6 +344,7 @@ def _score(
     for i, fresh in zip(todo, scored, strict=True):
         rows[i].update(fresh)
         rows[i] = {metric_label(m): rows[i][metric_label(m)] for m in per_model}
+    _refuse_if_none_built(space, genotypes, rows)
     infos: dict[str, MetricInfo] = {metric_label(m): m.info for m in instances}
     for m in instances:
         if isinstance(m, PopulationMetric):
@@ -338,6 +353,19 @@ def _score(
             for r, v in zip(rows, np.asarray(values, dtype=float), strict=True):
                 r[label] = MetricScore(label, float(v))
     return ScoreTable(tuple(genotypes), tuple(columns), infos, tuple(rows), fb.describe())
+
+
+def _refuse_if_none_built(
+    space: SearchSpace, genotypes: Sequence[Genotype], rows: list[dict[str, MetricScore]]
+) -> None:
+    """Not one network could be built: the options (or the space) are wrong for all of
+    them, which is the caller's error in one line, not a table of failures."""
+    unbuilt = [i for i, row in enumerate(rows) if row and all(s.unbuilt for s in row.values())]
+    if not genotypes or len(unbuilt) < len(genotypes):
+        return
+    error = next(iter(rows[0].values())).error or ""
+    first = space.format(genotypes[0])
+    raise BuildOptionError(f"no network could be built ({len(genotypes)} tried); the first, {first}: {error}")
 
 
 def _score_keys(
