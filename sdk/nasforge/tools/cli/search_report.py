@@ -22,7 +22,7 @@ from nasforge.run.trial_failures import FAILURES_KEY, TrialFailures
 from nasforge.tools.cli.options import parse_options
 from nasforge.tools.cli.output import err_console, out_console, print_json
 from nasforge.tools.cli.search_options import DEFAULT_PLOT, OptionList
-from nasforge.tools.export.bundle import ExportBundle, _network_options, export_bundle
+from nasforge.tools.export.bundle import ExportBundle, data_network_options, export_bundle
 from nasforge.tools.export.ensemble_export import EnsembleExport, export_ensemble
 
 
@@ -234,7 +234,7 @@ def _export_ensemble(
     """Every member as the single export builds the best: untrained, for the data's input
     shape and classes, the user's ``--build-option`` winning; checked against onnxruntime."""
     shape = (1, *run.data.input_shape)
-    options = _network_options(run.space, shape, run.data.num_classes, parse_options(build_option))
+    options = data_network_options(run.space, shape, run.data.num_classes, parse_options(build_option))
     return export_ensemble(ensemble, export, run.space, input_shape=shape, build_options=options, fuse=fuse)
 
 
