@@ -24,15 +24,22 @@ import os
 import threading
 import traceback
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import attrs
 import pluggy
 
 from nasforge.kernel import hookspecs
 from nasforge.kernel.context_fields import construction_mistake
-from nasforge.kernel.errors import UnknownNameError, first_line
+from nasforge.kernel.errors import NasforgeError, UnknownNameError, first_line
 from nasforge.kernel.name_clashes import AmbiguousNameError, NameClash, qualified_name
+
+if TYPE_CHECKING:
+    from nasforge.kernel.evaluator import Evaluator
+    from nasforge.kernel.metric import Metric
+    from nasforge.kernel.one_shot import OneShotStrategy
+    from nasforge.kernel.search_space import SearchSpace
+    from nasforge.kernel.strategy import Strategy
 
 ENTRY_POINT_GROUP = "nasforge"
 #: The distribution whose entry points are first-party (registered before third parties').
@@ -207,9 +214,57 @@ class Registry:
     def _refused(self, kind: str) -> list[str]:
         return [c.name for c in self.clashes if c.kind == kind and c.default is None]
 
-    # convenience constructors used by the CLI and the Python API
-    def space(self, name: str, **options: Any) -> Any:
-        return self.get("space", name)(**options)
+    # --- typed: what a registered name is, as mypy and a reader see it ---------------------
+    def search_space(self, name: str) -> type[SearchSpace]:
+        """The search space class registered as ``name`` (or ``plugin:name``)."""
+        from nasforge.kernel.search_space import SearchSpace
+
+        return cast("type[SearchSpace]", self._checked("space", name, SearchSpace))
+
+    def strategy(self, name: str) -> type[Strategy]:
+        """The ask/tell strategy class registered as ``name``; a one-shot one is refused,
+        naming :meth:`one_shot_strategy` (a run tells them apart with ``is_one_shot``)."""
+        from nasforge.kernel.strategy import Strategy
+
+        return cast("type[Strategy]", self._checked("strategy", name, Strategy))
+
+    def one_shot_strategy(self, name: str) -> type[OneShotStrategy]:
+        """The one-shot strategy class registered as ``name`` (it trains a supernet: ``fit``)."""
+        from nasforge.kernel.one_shot import OneShotStrategy
+
+        return cast("type[OneShotStrategy]", self._checked("strategy", name, OneShotStrategy))
+
+    def metric(self, name: str) -> type[Metric]:
+        """The metric class registered as ``name``."""
+        from nasforge.kernel.metric import Metric
+
+        return cast("type[Metric]", self._checked("metric", name, Metric))
+
+    def evaluator(self, name: str) -> type[Evaluator]:
+        """The evaluator class registered as ``name``."""
+        from nasforge.kernel.evaluator import Evaluator
+
+        return cast("type[Evaluator]", self._checked("evaluator", name, Evaluator))
+
+    def space(self, name: str, **options: Any) -> SearchSpace:
+        """The search space ``name`` built with ``options`` (the CLI's and the API's shortcut)."""
+        return self.search_space(name)(**options)
+
+    def _checked(self, kind: str, name: str, base: type) -> type:
+        """The class registered as ``name``, refused in one line unless it derives from ``base``."""
+        found = self.get(kind, name)
+        if isinstance(found, type) and issubclass(found, base):
+            return found
+        word = _KIND_WORDS.get(kind, kind)
+        other = (
+            "; it is one-shot: registry.one_shot_strategy(name)"
+            if kind == "strategy" and base.__name__ == "Strategy"
+            else ""
+        )
+        raise NasforgeError(
+            f"{word} '{name}' of plugin '{self.origin(kind, name)}' is not a {base.__module__}."
+            f"{base.__qualname__}{other}"
+        )
 
 
 _KIND_WORDS = {"space": "search space"}

@@ -18,7 +18,7 @@ from __future__ import annotations
 import inspect
 import warnings
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from nasforge.kernel.context_fields import (
     USER_MAY_SET,
@@ -31,6 +31,8 @@ from nasforge.kernel.errors import NasforgeError, OptionError
 from nasforge.kernel.one_shot import OneShotStrategy
 from nasforge.kernel.option_types import check_options, first_line
 from nasforge.kernel.run_context import ContextError, RunContext, build_from_context
+
+_T = TypeVar("_T")
 
 #: The version that stops handing context fields to constructor parameters by name.
 LEGACY_REMOVED_IN = "0.3"
@@ -54,13 +56,13 @@ LEGACY_ONE_SHOT = frozenset({"registry", "build_options", "progress"})
 
 def build_component(
     kind: str,
-    cls: Any,
+    cls: type[_T],
     context: RunContext,
     options: Mapping[str, Any],
     *args: Any,
     plugin: str | None = None,
     **fixed: Any,
-) -> Any:
+) -> _T:
     """``cls`` built for a run through its hook
     (:func:`~nasforge.kernel.run_context.build_from_context`), ``args``, ``fixed`` and
     ``options`` passed on.
@@ -83,7 +85,8 @@ def build_component(
         raise OptionError(f"{owner}: option '{supplied[0]}' is supplied by the run, not by an option")
     check_options(owner, cls, options, accepted=user_options(kind, cls, fixed))
     try:
-        return build_from_context(kind, cls, context, *args, **fixed, **legacy, **options)
+        built: _T = build_from_context(kind, cls, context, *args, **fixed, **legacy, **options)
+        return built
     except OptionError as exc:
         message = str(exc)
         raise OptionError(message if message.startswith(owner) else f"{owner}: {message}") from exc

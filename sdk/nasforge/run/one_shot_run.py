@@ -98,9 +98,9 @@ def run_one_shot(
     registry = registry if registry is not None else get_registry()
     events = events if events is not None else RunEvents(registry)
     space = spec.build_space(registry)
-    cls = registry.get("strategy", spec.strategy)
     if not spec.is_one_shot(registry):
         raise NasforgeError(f"strategy '{spec.strategy}' is ask/tell; run it with an evaluator and a budget")
+    cls = registry.one_shot_strategy(spec.strategy)
     space.require(cls.requires, by=f"strategy '{cls.name}'")
     data = spec.load_train_data(registry, given=data)
     if data is None:
