@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import assert_type
 
 from nasforge import Evaluator, Metric, SearchSpace, Strategy
-from nasforge.kernel.one_shot import OneShotStrategy
+from nasforge.kernel.one_shot import OneShotStrategy, one_shot_strategy
 from nasforge.kernel.registry import Registry, get_registry
 from nasforge.run.construction import build_component
 from nasforge.run.executors import Executor
@@ -16,7 +16,7 @@ from nasforge.run.spec import ExperimentSpec
 registry: Registry = get_registry()
 
 assert_type(registry.strategy("rea"), type[Strategy])
-assert_type(registry.one_shot_strategy("darts"), type[OneShotStrategy])
+assert_type(one_shot_strategy(registry, "darts"), type[OneShotStrategy])
 assert_type(registry.search_space("nb201"), type[SearchSpace])
 assert_type(registry.metric("synflow"), type[Metric])
 assert_type(registry.evaluator("nb201-table"), type[Evaluator])

@@ -37,7 +37,6 @@ from nasforge.kernel.name_clashes import AmbiguousNameError, NameClash, qualifie
 if TYPE_CHECKING:
     from nasforge.kernel.evaluator import Evaluator
     from nasforge.kernel.metric import Metric
-    from nasforge.kernel.one_shot import OneShotStrategy
     from nasforge.kernel.search_space import SearchSpace
     from nasforge.kernel.strategy import Strategy
 
@@ -219,45 +218,39 @@ class Registry:
         """The search space class registered as ``name`` (or ``plugin:name``)."""
         from nasforge.kernel.search_space import SearchSpace
 
-        return cast("type[SearchSpace]", self._checked("space", name, SearchSpace))
+        return cast("type[SearchSpace]", self.checked("space", name, SearchSpace))
 
     def strategy(self, name: str) -> type[Strategy]:
         """The ask/tell strategy class registered as ``name``; a one-shot one is refused,
-        naming :meth:`one_shot_strategy` (a run tells them apart with ``is_one_shot``)."""
+        naming :func:`nasforge.kernel.one_shot.one_shot_strategy` (which gives it typed)."""
         from nasforge.kernel.strategy import Strategy
 
-        return cast("type[Strategy]", self._checked("strategy", name, Strategy))
-
-    def one_shot_strategy(self, name: str) -> type[OneShotStrategy]:
-        """The one-shot strategy class registered as ``name`` (it trains a supernet: ``fit``)."""
-        from nasforge.kernel.one_shot import OneShotStrategy
-
-        return cast("type[OneShotStrategy]", self._checked("strategy", name, OneShotStrategy))
+        return cast("type[Strategy]", self.checked("strategy", name, Strategy))
 
     def metric(self, name: str) -> type[Metric]:
         """The metric class registered as ``name``."""
         from nasforge.kernel.metric import Metric
 
-        return cast("type[Metric]", self._checked("metric", name, Metric))
+        return cast("type[Metric]", self.checked("metric", name, Metric))
 
     def evaluator(self, name: str) -> type[Evaluator]:
         """The evaluator class registered as ``name``."""
         from nasforge.kernel.evaluator import Evaluator
 
-        return cast("type[Evaluator]", self._checked("evaluator", name, Evaluator))
+        return cast("type[Evaluator]", self.checked("evaluator", name, Evaluator))
 
     def space(self, name: str, **options: Any) -> SearchSpace:
         """The search space ``name`` built with ``options`` (the CLI's and the API's shortcut)."""
         return self.search_space(name)(**options)
 
-    def _checked(self, kind: str, name: str, base: type) -> type:
+    def checked(self, kind: str, name: str, base: type) -> type:
         """The class registered as ``name``, refused in one line unless it derives from ``base``."""
         found = self.get(kind, name)
         if isinstance(found, type) and issubclass(found, base):
             return found
         word = _KIND_WORDS.get(kind, kind)
         other = (
-            "; it is one-shot: registry.one_shot_strategy(name)"
+            "; it is one-shot: nasforge.kernel.one_shot.one_shot_strategy(registry, name)"
             if kind == "strategy" and base.__name__ == "Strategy"
             else ""
         )

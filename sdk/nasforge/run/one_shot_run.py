@@ -25,7 +25,7 @@ from nasforge.kernel.datasets import TensorData
 from nasforge.kernel.ensemble import Ensemble
 from nasforge.kernel.errors import JournalError, NasforgeError
 from nasforge.kernel.genotype import Genotype
-from nasforge.kernel.one_shot import OneShotStrategy
+from nasforge.kernel.one_shot import OneShotStrategy, one_shot_strategy
 from nasforge.kernel.outcome import SearchOutcome
 from nasforge.kernel.progress_log import ProgressLog, bar_is_live
 from nasforge.kernel.registry import Registry, get_registry
@@ -100,7 +100,7 @@ def run_one_shot(
     space = spec.build_space(registry)
     if not spec.is_one_shot(registry):
         raise NasforgeError(f"strategy '{spec.strategy}' is ask/tell; run it with an evaluator and a budget")
-    cls = registry.one_shot_strategy(spec.strategy)
+    cls = one_shot_strategy(registry, spec.strategy)
     space.require(cls.requires, by=f"strategy '{cls.name}'")
     data = spec.load_train_data(registry, given=data)
     if data is None:

@@ -33,7 +33,6 @@ from nasforge.kernel.run_context import RunContext
 from nasforge.kernel.search_space import SearchSpace
 from nasforge.kernel.seeding import seeded_build
 from nasforge.run.construction import build_component
-from nasforge.run.executors import executor_keywords
 from nasforge.tools.scoring.batch import DataSpec, fixed_batch
 from nasforge.tools.scoring.cache import ScoreCache, ScoreKey, space_config
 from nasforge.tools.scoring.factories import thread_factory as _factory
@@ -184,7 +183,6 @@ def score_genotypes(
     pipeline: bool | None = None,
     stack: int | None = None,
     stages: StageTimes | None = None,
-    **moved: Any,
 ) -> ScoreTable:
     """Score every genotype under every metric; never raises for a bad architecture.
 
@@ -222,10 +220,7 @@ def score_genotypes(
         else make_sweep_executor(
             executor,
             workers=workers,
-            options={
-                **(executor_options or {}),
-                **(_moved_executor_keywords(moved, registry) if moved else {}),
-            },
+            options=dict(executor_options or {}),
             registry=registry,
         )
     )
@@ -464,12 +459,3 @@ def _builders(
     pool = ProcessSweep(min(cpus - 1, AUTO_BUILDERS_MAX), prepare=prepare_sweep(space, build, device))
     with pool:
         yield pool
-
-
-def _moved_executor_keywords(moved: dict[str, Any], registry: Registry | None) -> dict[str, Any]:
-    """An executor flag's keyword (the Ray plugin's address) from before ``executor_options``;
-    any other unknown keyword is the caller's mistake, as Python would say."""
-    found = executor_keywords(moved, registry if registry is not None else get_registry())
-    if moved:
-        raise TypeError(f"score_genotypes() got an unexpected keyword argument {next(iter(moved))!r}")
-    return found
