@@ -166,14 +166,9 @@ def test_async_stop_rule_drains_what_is_in_flight(tmp_path: Path) -> None:
 
 def test_cluster_options_refused_off_cluster() -> None:
     """An executor's own option given to another executor is refused, naming the executor
-    that takes it, through the Python API's executor options and the flag's old keyword."""
+    that takes it, through the Python API's executor options."""
     with pytest.raises(NasforgeError, match="--ray-address applies to --executor ray"):
         api.search("toy", "random", "toy", trials=2, executor_options={"address": "127.0.0.1:1"})
-    with (
-        pytest.warns(DeprecationWarning, match=r"ray_address= .* goes in nasforge 0\.3"),
-        pytest.raises(NasforgeError, match="--ray-address"),
-    ):
-        api.search("toy", "random", "toy", trials=2, ray_address="127.0.0.1:1")
     with pytest.raises(NasforgeError, match="executor 'process' has no option 'speed'"):
         build_executor(ProcessPoolExecutor, 1, ExecutorOptions(options={"speed": 2}))
 

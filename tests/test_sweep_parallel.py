@@ -269,8 +269,11 @@ def test_score_all_quiet_json() -> None:
         (["correlate", "--space", "darts", "--all", "-m", "synflow"], "cannot list its"),
         (["score", "--space", "darts", "--all", "-m", "synflow"], "--all needs an enumerable space"),
         (["score", "--space", "toy", "--all", "--ray-address", "auto"], "runs on this machine"),
-        (["hnas", "--steps", "1", "--executor", "process", "--workers", "0"], "--workers"),
-        (["hnas", "--steps", "1", "--executor", "many"], "unknown executor 'many'"),
+        (
+            ["search", "--strategy", "hnas", "-o", "steps=1", "--executor", "process", "--workers", "0"],
+            "--workers",
+        ),
+        (["search", "--strategy", "hnas", "-o", "steps=1", "--executor", "many"], "unknown executor 'many'"),
     ],
 )
 def test_bad_sweep_options_fail_in_one_line(argv: list[str], needle: str) -> None:

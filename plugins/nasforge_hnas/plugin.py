@@ -1,21 +1,13 @@
-"""pluggy entry point (``hnas = "nasforge_hnas.plugin"``): the ``hnas`` strategy and the
-``nasforge hnas`` command. Its evaluator where no tabular benchmark exists,
+"""pluggy entry point (``hnas = "nasforge_hnas.plugin"``): the ``hnas`` strategy
+(``nasforge search --strategy hnas``). Its evaluator where no tabular benchmark exists,
 ``short-train``, is the core's."""
 
 from __future__ import annotations
 
 from nasforge.kernel.hookspecs import hookimpl
-from nasforge.kernel.plugin_command import PluginCommand
 from nasforge_hnas.strategy import Hnas
 
 
 @hookimpl
 def nasforge_register_strategies() -> list[type]:
     return [Hnas]
-
-
-@hookimpl
-def nasforge_register_commands() -> list[PluginCommand]:
-    from nasforge_hnas.cli import hnas  # the command's imports load only when the CLI asks
-
-    return [PluginCommand("hnas", hnas)]

@@ -115,7 +115,7 @@ class PoolScorer:
     registry, as the pool always did.
 
     ``executor`` runs :meth:`fill`'s scoring (None: in this process); the caller made it and
-    closes it, and may set the attribute later (``nasforge hnas --executor``). It changes
+    closes it, and may set the attribute later (``nasforge search --strategy hnas --executor``). It changes
     where the numbers are computed, never the numbers.
     """
 

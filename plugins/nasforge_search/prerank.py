@@ -41,6 +41,7 @@ import attrs
 import numpy as np
 
 from nasforge import Genotype, Objective, Result, SearchSpace, Strategy
+from nasforge.kernel.datasets import TensorData
 from nasforge.kernel.errors import OptionError
 from nasforge.kernel.option_types import MAX_COUNT, check_option
 from nasforge.kernel.parallelism import Parallelism
@@ -61,6 +62,15 @@ DEFAULT_POOL = 1000
 DRAWS_PER_MEMBER = 50
 
 
+def _ranking_data(score_data: str, data: TensorData | None) -> str | TensorData:
+    """What the pool is scored on: the run's data for ``"run"`` (data-agnostic Gaussian
+    inputs where the run has none), else the named data."""
+    check_option("score_data", score_data, str)
+    if score_data != "run":
+        return score_data
+    return data if data is not None else "gaussian"
+
+
 class PreRank(Strategy):
     """Validate the top k of a training-free ranking; then stop, or warm-start ``then``.
 
@@ -72,8 +82,8 @@ class PreRank(Strategy):
     name: ClassVar[str] = "prerank"
     requires: ClassVar[frozenset[str]] = frozenset({SAMPLE, BUILD})
     multi_objective: ClassVar[bool] = True
-    #: It ranks on the run's training data where it has some (else ``data``'s), on its
-    #: device, where the run's work goes; ``then`` comes from the run's registry.
+    #: It ranks on the run's training data (``data``) unless ``score_data`` names other data,
+    #: on its device, where the run's work goes; ``then`` comes from the run's registry.
     context_fields = Strategy.context_fields | {"registry", "data", "device", "parallelism"}
 
     def __init__(
@@ -86,7 +96,7 @@ class PreRank(Strategy):
         top_k: int = 10,
         pool: int | None = None,
         init_seeds: list[int] | None = None,
-        data: str = "gaussian",
+        score_data: str = "run",
         batch_size: int = 64,
         labels: str = "true",
         build: dict[str, Any] | None = None,
@@ -97,11 +107,15 @@ class PreRank(Strategy):
         then_options: dict[str, Any] | None = None,
         registry: Registry | None = None,
         parallelism: Parallelism | None = None,
+        data: TensorData | None = None,
     ) -> None:
         """``pool``: how many architectures to rank (default: the whole space if it can be
         enumerated, else 1000 distinct draws). ``init_seeds``: the networks' initialisation
         seeds (default [0], as ``nasforge score``'s ``--seed``), ranks averaged over several.
-        ``data``, ``batch_size``, ``labels``, ``build`` and ``device`` are ``nasforge score``'s.
+        ``score_data``: what the networks are scored on: "run" (the run's training data,
+        ``data``, which a run hands over; "gaussian" for a run without any), "gaussian"
+        (data-agnostic) or a dataset name (``-o score_data=digits``). ``batch_size``,
+        ``labels``, ``build`` and ``device`` are ``nasforge score``'s.
         ``cache``: true for the shared score cache, false for none, or a directory.
         ``cost_metric``: a training-free cost (``flops``, ``params``) to spread the top k
         along (module docstring)."""
@@ -116,7 +130,7 @@ class PreRank(Strategy):
             self.settings = RankingSettings(
                 metrics=[metric] if isinstance(metric, str) else metric,
                 seeds=[0] if init_seeds is None else init_seeds,
-                data=data,
+                data=_ranking_data(score_data, data),
                 batch_size=batch_size,
                 labels=labels,
                 build=dict(build or {}),

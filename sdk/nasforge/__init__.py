@@ -10,34 +10,12 @@ but a :class:`logging.NullHandler`.
 """
 
 import importlib
-import importlib.abc
 import logging
-import sys
 from typing import TYPE_CHECKING, Any
-
-from nasforge._moved_map import MOVED_TO, RENAMED
 
 __version__ = "0.1.0"
 
 logging.getLogger("nasforge").addHandler(logging.NullHandler())
-
-_OLD_PATHS = frozenset({*(f"nasforge.{n}" for n in " ".join(MOVED_TO.values()).split()), *RENAMED})
-
-
-class _OldPaths(importlib.abc.MetaPathFinder):
-    """Finds a module by its path before it moved (until 0.3); the loader loads only then."""
-
-    def find_spec(self, name: str, path: object = None, target: object = None) -> Any:
-        parts = name.split(".")  # an old path is two parts (nasforge.strategy) or three (renamed)
-        if parts[0] == "nasforge" and not {".".join(parts[:2]), ".".join(parts[:3])}.isdisjoint(_OLD_PATHS):
-            from nasforge import _moved
-
-            return _moved.spec_of(name)
-        return None
-
-
-if not any(isinstance(f, _OldPaths) for f in sys.meta_path):
-    sys.meta_path.insert(0, _OldPaths())  # before the path finder: a package alias must not load twice
 
 if TYPE_CHECKING:  # every public name with its type; at run time each loads on first use
     from nasforge._public_names import *  # noqa: F403

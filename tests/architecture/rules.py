@@ -5,8 +5,8 @@ Each rule reads Python files (never imports them) and returns its violations as 
 rule can fail at all, on a throw-away tree with one violation planted.
 
 The core (``sdk/nasforge``) is three layers, each importing only the ones below it:
-kernel < run < tools (``nasforge/__init__.py``, ``_moved.py`` and the ``api``/``__main__``
-faces sit outside them). Imports count wherever they are written: inside functions
+kernel < run < tools (``nasforge/__init__.py`` and the ``api``/``__main__`` faces sit
+outside them). Imports count wherever they are written: inside functions
 and under ``TYPE_CHECKING`` too, since a deferred import hides a dependency from Python's
 import system, not from a reader; and a module imported by its name as a string
 (``importlib.import_module("nasforge.run.x")``, ``__import__``, the core's ``require``)
@@ -232,28 +232,6 @@ def _strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
                 if len(component) > 1:
                     found.append(sorted(component))
     return sorted(found)
-
-
-def names_forwarded_up(names_moved: dict[str, dict[str, str]]) -> list[str]:
-    """A module of a layer that finds a moved name in a layer above it (the old-path shims'
-    map: module -> {new module: names}): a dependency that no import statement shows."""
-    return [
-        f"{module} forwards {names} to {target} (layer {layer(target)})"
-        for module, targets in names_moved.items()
-        for target, names in targets.items()
-        if layer(module) is not None and (layer(target) or 0) > (layer(module) or 0)
-    ]
-
-
-def old_paths(files: list[Source], moved: Iterable[str]) -> list[str]:
-    """Imports of a module path that moved (first-party code uses the new ones)."""
-    moved = set(moved)
-    return [
-        f"{s.where(line)}: imports {module}, which moved"
-        for s in files
-        for line, module, _ in s.imports()
-        if any(module == m or module.startswith(m + ".") for m in moved)
-    ]
 
 
 # --- rules of the plugins ----------------------------------------------------------------

@@ -24,7 +24,6 @@ from pathlib import Path
 import pytest
 
 import nasforge
-from nasforge import _moved
 from nasforge.kernel.registry import BUILTIN_PLUGIN, KINDS, get_registry
 from tests.architecture import rules
 
@@ -75,7 +74,6 @@ CHECKS = {
     "core_imports_of_plugins": lambda: rules.core_imports_of_plugins(CORE_FILES),
     "upward_imports": lambda: rules.upward_imports(CORE_FILES, PLUGIN_LOADING),
     "import_cycles": lambda: rules.import_cycles(CORE_FILES, PLUGIN_LOADING),
-    "names_forwarded_up": lambda: rules.names_forwarded_up(_moved.NAMES_MOVED),
     "core_names_of_plugin_components": lambda: rules.core_names_of_plugin_components(
         CORE_FILES, FIRST_PARTY_NAMES, DEFAULTS
     ),
@@ -87,19 +85,7 @@ CHECKS = {
     "plugin_imports_of_private_core": lambda: rules.plugin_imports_of_private_core(
         PLUGIN_FILES, nasforge.PUBLIC_MODULES, KNOWN
     ),
-    "old_paths": lambda: rules.old_paths(CORE_FILES + PLUGIN_FILES + _first_party_elsewhere(), _moved.MOVED),
 }
-
-
-#: Files that import moved paths on purpose: the check that those paths still work.
-OLD_PATHS_ON_PURPOSE = {Path("tests/core/test_moved_paths.py")}
-
-
-def _first_party_elsewhere() -> list[rules.Source]:
-    """Tests, benchmarks and examples (the example third-party plugin too: it shows
-    plugin authors the current paths)."""
-    found = [s for folder in ("tests", "benchmarks", "examples") for s in rules.sources(ROOT, ROOT / folder)]
-    return [s for s in found if s.path.relative_to(ROOT) not in OLD_PATHS_ON_PURPOSE]
 
 
 def test_the_registry_knows_the_first_party_plugins() -> None:
@@ -186,16 +172,11 @@ EXPECTED = {
         "by_constant.py:4: nasforge.kernel.by_constant (layer 0) imports nasforge.tools.tool (layer 2)",
     ],
     "import_cycles": ["nasforge.kernel.cycle_a -> nasforge.kernel.cycle_b -> nasforge.kernel.cycle_a"],
-    "names_forwarded_up": ["nasforge.kernel.thing forwards train_members to nasforge.run.members (layer 1)"],
     "core_names_of_plugin_components": ["loop_part.py:2: names 'alpha-strategy'"],
     "plugin_names_of_other_plugins": ["thing.py:4: names 'beta-space' of another plugin"],
     "plugin_imports_of_other_plugins": ["thing.py:1: imports nasforge_beta.other"],
     "plugin_branches_on_space_names": ["thing.py:6: space.name == 'beta-space'"],
     "plugin_imports_of_private_core": ["thing.py:2: imports nasforge.run.loop_part, not public API"],
-    "old_paths": [
-        "thing.py:3: imports nasforge.strategy, which moved",
-        "thing.py:8: imports nasforge.scoring, which moved",
-    ],
 }
 #: A plugin loaded by name (the planted loader's edge) is allowed where it is declared so.
 PLANTED_PLUGIN_LOADING = frozenset({("nasforge.kernel.loader", "nasforge.tools.tool")})
@@ -211,15 +192,6 @@ def _planted_checks(root: Path) -> dict[str, list[str]]:
         "core_imports_of_plugins": rules.core_imports_of_plugins(core),
         "upward_imports": rules.upward_imports(core, PLANTED_PLUGIN_LOADING),
         "import_cycles": rules.import_cycles(core, PLANTED_PLUGIN_LOADING),
-        "names_forwarded_up": rules.names_forwarded_up(
-            {
-                "nasforge.kernel.thing": {"nasforge.run.members": "train_members"},
-                "nasforge.thing": {
-                    "nasforge.run.members": "train_members"
-                },  # an old path: outside the layers
-                "nasforge.run.part": {"nasforge.kernel.value": "Value"},  # downwards
-            }
-        ),
         "core_names_of_plugin_components": rules.core_names_of_plugin_components(
             core, names, root / "sdk" / "nasforge" / "run" / "defaults.py"
         ),
@@ -229,7 +201,6 @@ def _planted_checks(root: Path) -> dict[str, list[str]]:
         "plugin_imports_of_private_core": rules.plugin_imports_of_private_core(
             plugins, {"nasforge.kernel.cycle_a"}, known
         ),
-        "old_paths": rules.old_paths(core + plugins, _moved.MOVED),
     }
 
 

@@ -58,10 +58,6 @@ def test_threads_option_sets_torch_threads(cli) -> None:
     assert cli("--threads", "0", "spaces").code == 2
 
 
-def test_hnas_command_is_registered(cli) -> None:
-    assert "BO over mu, nu" in cli("hnas", "--help", ok=True).out
-
-
 def test_ask_tell_search_with_real_short_training(cli, tmp_path) -> None:
     """The core's `short-train` evaluator trains each candidate on digits (no table needed)."""
     out = cli(

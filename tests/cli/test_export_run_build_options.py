@@ -24,11 +24,11 @@ def test_a_run_directory_exports_with_the_runs_build_options(cli, tmp_path) -> N
     )  # fmt: skip
     out = cli("export", run_dir, "--out", tmp_path / "e", "--json", ok=True)
     result = json.loads(out.out)
-    assert result["build"] == {"C": 4, "N": 1}
+    assert result["build"] == {"C": 4, "N": 1, "in_channels": 3}  # a table's run: CIFAR's 3 channels
     assert _stem_channels(result["onnx"]) == {4}
     over = cli("export", run_dir, "--out", tmp_path / "e2", "--json", "--build-option", "C=6", ok=True)
     result = json.loads(over.out)
-    assert result["build"] == {"C": 6, "N": 1}  # the command's option over the run's
+    assert result["build"] == {"C": 6, "N": 1, "in_channels": 3}  # the command's option over the run's
     assert _stem_channels(result["onnx"]) == {6}
 
 

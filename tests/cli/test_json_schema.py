@@ -28,7 +28,6 @@ CHECKED = {
     "inspect",
     "score",
     "correlate",
-    "hnas",
     "darts-compare",
     "darts-train",
     "insight",
@@ -110,22 +109,6 @@ def test_score_and_correlate(cli) -> None:
         "correlate", "--space", "nb201", "-m", "params", "--sample", "6", *SMALL, "--no-cache", "--json"
     )
     assert _schema(correlated.json(), "correlate")["sample"] == 6
-
-
-def test_hnas(cli, tmp_path) -> None:
-    argv = ["hnas", "--evaluator", "nb201-table", "--dataset", "cifar10", "--steps", "2", "--no-onnx"]
-    argv += ["--build-option", "C=4", "--build-option", "N=1", "-q", "--json", "--out", tmp_path / "x"]
-    argv += [
-        "--run-dir",
-        tmp_path / "run",
-        "-o",
-        "pool_size=6",
-        "-o",
-        "input_shape=[3,8,8]",
-        "-o",
-        "batch_size=8",
-    ]
-    assert _schema(cli(*argv, ok=True).json(), "hnas")["trials"] == 2
 
 
 def test_darts_compare_prints_and_writes_the_schema(cli, tmp_path) -> None:

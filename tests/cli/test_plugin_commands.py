@@ -28,29 +28,31 @@ def _command_names(app: typer.Typer) -> set[str]:
     return {info.name or info.callback.__name__ for info in app.registered_commands}
 
 
-def test_hnas_command_comes_from_the_hnas_plugin(cli) -> None:
+def test_the_insight_command_comes_from_the_insight_plugin(cli) -> None:
     registry = load_registry()
-    assert registry.origin("command", "hnas") == "hnas"
-    result = cli("hnas", "--help", ok=True)
-    assert "HNAS" in result.out
+    assert registry.origin("command", "insight") == "insight"
+    result = cli("insight", "--help", ok=True)
+    assert "insight" in result.out.lower()
 
 
-def test_without_the_hnas_plugin_there_is_no_hnas_command() -> None:
-    without = load_registry(disabled=["hnas"])  # the entry point is not loaded, as if uninstalled
-    assert not without.has("command", "hnas") and not without.has("strategy", "hnas")
+def test_without_the_insight_plugin_there_is_no_insight_command() -> None:
+    without = load_registry(disabled=["insight"])  # the entry point is not loaded, as if uninstalled
+    assert not without.has("command", "insight")
     app = _fresh_app()
-    assert "hnas" not in mount_plugin_commands(app, without)
-    assert "hnas" not in _command_names(app) and "search" in _command_names(app)
+    assert "insight" not in mount_plugin_commands(app, without)
+    assert "insight" not in _command_names(app) and "search" in _command_names(app)
 
 
 def test_disabled_plugins_from_the_environment_in_a_fresh_process(tmp_path) -> None:
-    env = {**os.environ, "NASFORGE_DISABLE_PLUGINS": "hnas"}
+    env = {**os.environ, "NASFORGE_DISABLE_PLUGINS": "insight"}
     gone = subprocess.run(
-        [sys.executable, "-m", "nasforge", "hnas", "--help"], env=env, capture_output=True, text=True
+        [sys.executable, "-m", "nasforge", "insight", "--help"], env=env, capture_output=True, text=True
     )
-    assert gone.returncode == 2 and "No such command 'hnas'" in gone.stderr
+    assert gone.returncode == 2 and "No such command 'insight'" in gone.stderr
     env["NASFORGE_DISABLE_PLUGINS"] = ""
-    there = subprocess.run([sys.executable, "-m", "nasforge", "hnas", "--help"], env=env, capture_output=True)
+    there = subprocess.run(
+        [sys.executable, "-m", "nasforge", "insight", "--help"], env=env, capture_output=True
+    )
     assert there.returncode == 0
 
 
@@ -74,7 +76,7 @@ def test_a_plugin_whose_command_hook_raises_is_listed_failed_and_others_work(cli
     assert not broken.ok and "missing optional dependency" in (broken.error or "")
     app = _fresh_app()
     mounted = mount_plugin_commands(app, registry)
-    assert mounted == ["darts-compare", "darts-train", "hello", "hnas", "insight"]
+    assert mounted == ["darts-compare", "darts-train", "hello", "insight"]
     from typer.testing import CliRunner
 
     result = CliRunner().invoke(app, ["hello"])

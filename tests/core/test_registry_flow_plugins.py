@@ -2,7 +2,7 @@
 
 The core hands its registry down (tests/core/test_registry_flow.py); these tests follow it
 into the plugins that used to fetch the process-wide one themselves: HNAS (strategy, pool
-and ``nasforge hnas``), the DARTS plugin's ``darts-compare``, the zerocost validation
+), the DARTS plugin's ``darts-compare``, the zerocost validation
 module and its rank ensemble. Each runs with a registry holding test-only components
 under names the process-wide registry does not know, so a lookup that fell back to
 ``get_registry()`` on the way down fails with an unknown name.
@@ -28,12 +28,10 @@ from nasforge.kernel.result import Objective, Result
 from nasforge.kernel.search_space import SearchSpace
 from nasforge.run.builtin_datasets import load_digits
 from nasforge.run.experiment import Experiment
-from nasforge.run.journal_file import JournalReader
 from nasforge.run.spec import ExperimentSpec
 from nasforge.tools.scoring import aggregate_ranks, sample_genotypes, score_genotypes
 from nasforge_darts.compare_cmd import darts_compare
 from nasforge_hnas import Hnas, PoolScorer, PoolSettings
-from nasforge_hnas.cli import hnas
 from nasforge_zerocost import validation
 from nasforge_zerocost.ensemble import RankEnsemble
 from tests.core.flow_plugin import CLASSES, DATASET, EVALUATOR, FEATURES, METRIC, SPACE, FlowPlugin, FlowSpace
@@ -156,33 +154,6 @@ def test_a_pool_scored_through_a_registry_scores_as_before(registry: Registry) -
     through, default = PoolScorer(space, settings, registry=registry), PoolScorer(space, settings)
     assert through.key == default.key
     assert [through.score(g).metric for g in genotypes] == [default.score(g).metric for g in genotypes]
-
-
-def _hnas_app() -> typer.Typer:
-    app = typer.Typer()
-    app.command()(hnas)
-    app.command("unused")(lambda: None)  # two commands: Typer keeps the command name
-    return app
-
-
-def test_nasforge_hnas_runs_with_the_invocations_registry(registry: Registry, tmp_path) -> None:
-    run = tmp_path / "run"
-    args = ["hnas", "--space", SPACE, "--evaluator", "short-train", "--dataset", DATASET, "--steps", "2"]
-    args += ["--evaluator-option", "epochs=1", "-o", "pool_size=6", "-o", "batch_size=8"]
-    args += ["-o", f"metric={METRIC}", "-o", "gp_restarts=1", "--no-onnx", "--json", "--quiet"]
-    args += ["--out", str(tmp_path / "export"), "--run-dir", str(run)]
-    result = CliRunner().invoke(_hnas_app(), args, obj=registry)
-    assert result.exit_code == 0, result.output
-    summary = json.loads(result.stdout)
-    assert summary["trials"] == 2 and summary["valid_accuracy"] == summary["objectives"]["valid_accuracy"]
-    assert summary["reported_objective"] is None and summary["reported_value"] is None
-    options = JournalReader.of_run(run).header["spec"]["strategy_options"]
-    # the pool scores the command's data (looked up in its registry) with the flow metric
-    assert options["data"] == DATASET and options["metric"] == METRIC
-    assert options["input_shape"] == [FEATURES] and options["build"] == {"num_classes": CLASSES}
-    # the process-wide registry (no ctx.obj) knows none of it
-    again = CliRunner().invoke(_hnas_app(), [*args[:-1], str(tmp_path / "other")])
-    assert isinstance(again.exception, UnknownNameError)
 
 
 # --- DARTS: darts-compare -------------------------------------------------------------------

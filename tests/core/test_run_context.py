@@ -28,7 +28,7 @@ from nasforge.kernel.search_space import SearchSpace
 from nasforge.kernel.strategy import Strategy
 from nasforge.kernel.testing.toy import ToySpace
 from nasforge.run.budget import Budget
-from nasforge.run.construction import LEGACY_REMOVED_IN, build_component
+from nasforge.run.construction import build_component
 from nasforge.run.experiment import Experiment
 from nasforge.run.spec import ExperimentSpec
 
@@ -122,33 +122,9 @@ def test_a_component_s_own_from_context_gets_the_whole_context() -> None:
     assert built.seed == 101 and built.context is context
 
 
-def test_a_constructor_written_before_the_hook_is_adapted_with_a_warning_naming_the_parameter() -> None:
-    class Legacy(Strategy):
-        name: ClassVar[str] = "legacy"
-
-        def __init__(
-            self, space: SearchSpace, *, objective: Any, seed: int = 0, registry: Any = None
-        ) -> None:
-            super().__init__(space, objective=objective, seed=seed)
-            self.registry = registry
-
-        def ask(self) -> Genotype:
-            return self.space.sample(self.rng)
-
-        def tell(self, g: Genotype, result: Result) -> None:
-            pass
-
-    registry = get_registry()
-    with pytest.warns(
-        DeprecationWarning, match=rf"strategy 'legacy' takes 'registry' .* nasforge {LEGACY_REMOVED_IN}"
-    ):
-        built = build_component(
-            "strategy", Legacy, RunContext(registry=registry), {}, ToySpace(), objective=_objective()
-        )
-    assert built.registry is registry and built.seed == 0
-
-
-def test_only_the_adapter_reads_constructor_signatures_in_the_run_and_the_tools() -> None:
+def test_no_constructor_signature_is_read_in_the_run_and_the_tools() -> None:
+    """A component gets what it declares: the run never matches a constructor's parameter
+    names to context fields (the kernel reads signatures only to check declarations)."""
     found = subprocess.run(
         ["grep", "-rn", "inspect.signature", "sdk/nasforge/run", "sdk/nasforge/tools"],
         cwd=ROOT,
@@ -156,7 +132,7 @@ def test_only_the_adapter_reads_constructor_signatures_in_the_run_and_the_tools(
         text=True,
         check=False,
     ).stdout.splitlines()
-    assert len(found) == 1 and "sdk/nasforge/run/construction.py" in found[0], found
+    assert found == [], found
 
 
 # --- --seed, --executor and --device, from the spec to the component --------------------------

@@ -658,7 +658,7 @@ def correlate_case(src: Source, t: Templates) -> Case:
 def hnas_cache_case(src: Source, t: Templates) -> Case:
     """A torn or corrupt HNAS pool cache (the same torn-line hazard as the journal)."""
     data, what = mutate_journal(src, t.pool_cache, [])
-    argv = [*HNAS_ARGS, "--run-dir", "r", "--out", "o", "-o", "cache=pool.jsonl"]
+    argv = [*HNAS_ARGS, "--run-dir", "r", "-o", "cache=pool.jsonl"]
     setup = f"pool.jsonl: {what}"
     return Case("hnas pool cache", argv, files={"pool.jsonl": data}, setup=setup, check=_cache_check(data))
 

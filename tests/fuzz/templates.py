@@ -37,9 +37,19 @@ JOURNAL_RUNS: dict[str, list[str]] = {
     + ["-o", 'supernet={"C": 4, "N": 1}', "-o", "epochs=2", "-o", "max_batches=1", "-o", "batch_size=16"],
 }
 #: An HNAS run small enough for a fuzz input (a pool of 4, two BO steps, C=4 networks).
-HNAS_ARGS = ["hnas", "--space", "nb201", "--evaluator", "nb201-table", "--dataset", "cifar10", "--steps", "2"]
-HNAS_ARGS += ["-o", "pool_size=4", "-o", "batch_size=4", "--build-option", "C=4", "--build-option", "N=1"]
-HNAS_ARGS += ["-q", "--no-onnx"]
+HNAS_ARGS = ["search", "--space", "nb201", "--strategy", "hnas", "--evaluator", "nb201-table"]
+HNAS_ARGS += ["--dataset", "cifar10", "--budget-trials", "2", "-o", "steps=2"]
+HNAS_ARGS += [
+    "-o",
+    "pool_size=4",
+    "-o",
+    "batch_size=4",
+    "--build-option",
+    "C=4",
+    "--build-option",
+    "N=1",
+    "-q",
+]
 
 
 @dataclass
@@ -100,6 +110,6 @@ def build_templates(root: Path) -> Templates:
     hnas_dir = root / "hnas"
     shutil.rmtree(hnas_dir, ignore_errors=True)
     hnas_dir.mkdir()
-    _check([*HNAS_ARGS, "--run-dir", "r", "--out", "o", "-o", "cache=pool.jsonl"], hnas_dir)
+    _check([*HNAS_ARGS, "--run-dir", "r", "-o", "cache=pool.jsonl"], hnas_dir)
     t.pool_cache = (hnas_dir / "pool.jsonl").read_text(encoding="utf-8")
     return t

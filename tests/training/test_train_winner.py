@@ -342,6 +342,9 @@ def test_a_run_whose_data_changed_is_refused(cli, tmp_path) -> None:
     search(cli, tmp_path / "run", data)
     image_npz(data, n=153)  # edited since the search
     cli("train", tmp_path / "run", "-q").assert_one_line_error("now loads other data", "--train-data")
+    # the advice followed with the very path the run names: the user's choice, trained
+    again = cli("train", tmp_path / "run", "--train-data", data.resolve(), "--epochs", "1", "-q")
+    assert again.code == 0, again.err
 
 
 def test_progress_lines_name_the_epoch_when_stderr_is_no_terminal(cli, tmp_path, monkeypatch) -> None:

@@ -52,18 +52,6 @@ def declared_fields(component: Any) -> frozenset[str]:
     return frozenset(fields) if isinstance(fields, Iterable) and not isinstance(fields, str) else frozenset()
 
 
-def declares_hook(cls: Any) -> bool:
-    """Whether ``cls`` (or a class between it and the kernel's base) declares its context
-    fields or defines ``from_context``: a component written for the hook. One that does
-    neither was written before it (the run's adapter then reads its constructor)."""
-    for klass in inspect.getmro(cls) if isinstance(cls, type) else ():
-        if klass.__module__.startswith("nasforge.kernel."):
-            continue
-        if "context_fields" in vars(klass) or "from_context" in vars(klass):
-            return True
-    return False
-
-
 def overrides_hook(cls: Any) -> bool:
     """Whether ``cls`` defines its own ``from_context`` (the run then calls it)."""
     return callable(getattr(cls, "from_context", None))
@@ -173,7 +161,6 @@ __all__ = [
     "call_kind",
     "construction_mistake",
     "declared_fields",
-    "declares_hook",
     "keyword_parameters",
     "overrides_hook",
     "run_call",

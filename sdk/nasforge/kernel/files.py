@@ -41,10 +41,12 @@ def atomic_path(target: str | os.PathLike[str], *, mode: int = FILE_MODE) -> Ite
 
     The caller writes the whole file to the yielded path (any writer that takes a path:
     safetensors, ``torch.onnx.export``, ``savefig``). If the body raises, the temporary
-    file is deleted and ``target`` is untouched.
+    file is deleted and ``target`` is untouched; what a killed writer left beside
+    ``target`` is removed first (:func:`remove_stale_parts`).
     """
     target = Path(target)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+    remove_stale_parts(target)
+    fd, tmp_name = tempfile.mkstemp(prefix=part_prefix(target), suffix=PART_SUFFIX, dir=target.parent)
     os.close(fd)
     tmp = Path(tmp_name)
     try:
@@ -58,6 +60,49 @@ def atomic_path(target: str | os.PathLike[str], *, mode: int = FILE_MODE) -> Ite
             tmp.unlink()
         raise
     _fsync_directory(target.parent)
+
+
+#: The suffix of a file being written (``.NAME.PID-XXXX.part`` beside ``NAME``).
+PART_SUFFIX = ".part"
+
+
+def part_prefix(target: Path) -> str:
+    """The start of a temporary name for ``target``: hidden, naming it and this process, so
+    that a later writer can tell a killed writer's leftover from a live one's file."""
+    return f".{target.name}.{os.getpid()}-"
+
+
+def remove_stale_parts(target: Path) -> list[Path]:
+    """Remove the temporaries of ``target`` (and of its temporaries) that a killed process
+    left: those whose writer is no longer running on this machine. Returns what was removed."""
+    removed: list[Path] = []
+    try:
+        entries = list(target.parent.iterdir())
+    except OSError:
+        return removed
+    marker = f".{target.name}."
+    for path in entries:
+        name = path.name
+        if not (name.startswith(".") and name.endswith(PART_SUFFIX) and marker in name):
+            continue
+        pid = name[: -len(PART_SUFFIX)].rsplit(".", 1)[-1].split("-", 1)[0]
+        if pid.isdigit() and not _running(int(pid)):
+            with contextlib.suppress(OSError):
+                path.unlink()
+                removed.append(path)
+    return removed
+
+
+def _running(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True  # someone else's live process
+    return True
 
 
 def atomic_write_bytes(target: str | os.PathLike[str], data: bytes, *, mode: int = FILE_MODE) -> None:
@@ -213,3 +258,22 @@ def _is_whole_record(data: bytes) -> bool:
         return isinstance(json.loads(data.decode("utf-8")), dict)
     except (UnicodeDecodeError, ValueError):
         return False
+
+
+@contextlib.contextmanager
+def output_directory(directory: str | os.PathLike[str]) -> Iterator[Path]:
+    """Create ``directory`` (and missing parents); on error remove those it created, if empty."""
+    directory = Path(directory)
+    created: list[Path] = []
+    probe = directory
+    while not probe.exists() and probe != probe.parent:
+        created.append(probe)
+        probe = probe.parent
+    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        yield directory
+    except BaseException:
+        for path in created:  # deepest first; rmdir refuses a directory that holds anything
+            with contextlib.suppress(OSError):
+                path.rmdir()
+        raise

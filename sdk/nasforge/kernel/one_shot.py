@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Callable
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar, cast
 
 import attrs
 import torch
@@ -139,3 +139,10 @@ def config_with_device(cls: type[_Config], options: dict[str, Any], *, owner: st
     except (ValueError, RuntimeError) as exc:
         raise NasforgeError(f"bad {owner} option device={device!r}: {exc}") from exc
     return attrs.evolve(config, device=str(resolved))  # type: ignore[misc]
+
+
+def one_shot_strategy(registry: Registry, name: str) -> type[OneShotStrategy]:
+    """The one-shot strategy class registered as ``name`` in ``registry``, typed (the
+    registry's own accessors give the other kinds; this one lives beside its contract,
+    which the registry must not import)."""
+    return cast("type[OneShotStrategy]", registry.checked("strategy", name, OneShotStrategy))

@@ -298,13 +298,3 @@ def one_of(choices: Sequence[Any]) -> Callable[[Any, attrs.Attribute, Any], None
             )
 
     return validate
-
-
-if not TYPE_CHECKING:  # to a type checker only the current names exist
-
-    def __getattr__(name: str) -> Any:  # OptionError, show and suggest lived here before errors.py
-        if name.startswith("__"):  # the import system's probes (__path__, ...): never a moved name
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        from nasforge._moved import moved_attribute
-
-        return moved_attribute(__name__, name)

@@ -8,11 +8,12 @@ registration hook raises, or a component has a mistake a run would only meet lat
 :func:`component_mistake`) registers nothing, and asking for one of its components says
 which plugin failed and why.
 
-Order is deterministic, because it decides name clashes: the core's built-ins first, then
-nasforge's own (first-party) entry points, then every other distribution's, each group
-sorted by entry-point name. On a clash the component registered first is kept and the
-warning names both plugins, so a third-party package can never silently shadow a
-first-party component.
+Every component is also known by its qualified name, ``plugin:name``. Order is
+deterministic: the core's built-ins first, then nasforge's own (first-party) entry points,
+then every other distribution's, each group sorted by entry-point name. A bare name two
+plugins register is a clash (:mod:`nasforge.kernel.name_clashes`): it keeps meaning the
+first-party component where one is (a package never changes what an existing command
+runs), and is refused, listing the qualified names, where none is.
 """
 
 from __future__ import annotations
@@ -21,15 +22,23 @@ import importlib
 import importlib.metadata
 import os
 import threading
+import traceback
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import attrs
 import pluggy
 
 from nasforge.kernel import hookspecs
 from nasforge.kernel.context_fields import construction_mistake
-from nasforge.kernel.errors import UnknownNameError, first_line
+from nasforge.kernel.errors import NasforgeError, UnknownNameError, first_line
+from nasforge.kernel.name_clashes import AmbiguousNameError, NameClash, qualified_name
+
+if TYPE_CHECKING:
+    from nasforge.kernel.evaluator import Evaluator
+    from nasforge.kernel.metric import Metric
+    from nasforge.kernel.search_space import SearchSpace
+    from nasforge.kernel.strategy import Strategy
 
 ENTRY_POINT_GROUP = "nasforge"
 #: The distribution whose entry points are first-party (registered before third parties').
@@ -80,6 +89,9 @@ class Registry:
         self.pm = pm
         self._components: dict[str, dict[str, Any]] = {kind: {} for kind in KINDS}
         self._origin: dict[tuple[str, str], str] = {}
+        #: Every component under its qualified name, ``plugin:name``.
+        self._qualified: dict[str, dict[str, Any]] = {kind: {} for kind in KINDS}
+        self._clash: dict[tuple[str, str], NameClash] = {}
         #: Components of plugins that failed: (kind, name) -> (plugin, its error).
         self._unavailable: dict[tuple[str, str], tuple[str, str]] = {}
         self.conflicts: list[str] = []
@@ -93,9 +105,7 @@ class Registry:
                     components = list(impl.function() or [])
                     names = [_component_name(c) for c in components]
                 except Exception as exc:  # a broken plugin must not break the others
-                    errors.setdefault(owner, []).append(
-                        f"{hook_name}: {type(exc).__name__}: {first_line(exc)}"
-                    )
+                    errors.setdefault(owner, []).append(f"{hook_name}: {failure_text(exc)}")
                     continue
                 for cname, component in zip(names, components, strict=True):
                     mistake = component_mistake(kind, cname, component)
@@ -109,21 +119,33 @@ class Registry:
             **{k: "; ".join(v) for k, v in errors.items()},
         }
         provides: dict[str, list[str]] = {}
+        owners: dict[tuple[str, str], list[str]] = {}
         for kind, owner, cname, component in offered:
             if owner in failed:
                 self._unavailable.setdefault((kind, cname), (owner, failed[owner]))
                 continue
-            table = self._components[kind]
             provides.setdefault(owner, []).append(f"{kind}:{cname}")
-            if cname in table and table[cname] is not component:
-                kept = self._origin[(kind, cname)]
-                self.conflicts.append(
-                    f"{kind} '{cname}' is registered by plugins '{kept}' and '{owner}'; "
-                    f"kept the one from '{kept}'"
-                )
+            self._qualified[kind][qualified_name(owner, cname)] = component
+            self._origin[(kind, qualified_name(owner, cname))] = owner
+            self._components[kind].setdefault(cname, component)  # the first registered
+            self._origin.setdefault((kind, cname), owner)
+            found = owners.setdefault((kind, cname), [])
+            if owner not in found:
+                found.append(owner)
+        first_party = {p.name for p in plugins if p.distribution == FIRST_PARTY_DISTRIBUTION}
+        #: Bare names two or more plugins register (:mod:`nasforge.kernel.name_clashes`).
+        self.clashes: list[NameClash] = []
+        for (kind, cname), found in owners.items():
+            if len(found) < 2:
                 continue
-            table[cname] = component
-            self._origin[(kind, cname)] = owner
+            default = next((o for o in found if o in first_party), None)
+            clash = NameClash(kind, cname, tuple(found), default)
+            self.clashes.append(clash)
+            self._clash[(kind, cname)] = clash
+            self.conflicts.append(clash.line())
+            if default is not None:  # the bare name means the first-party one
+                self._components[kind][cname] = self._qualified[kind][qualified_name(default, cname)]
+                self._origin[(kind, cname)] = default
         self.plugins: list[PluginInfo] = [_settle(p, errors, provides) for p in plugins]
 
     @property
@@ -132,15 +154,24 @@ class Registry:
         return [p for p in self.plugins if not p.ok]
 
     def names(self, kind: str) -> list[str]:
-        return sorted(self._components[kind])
+        """The names a user gives for ``kind``: bare names, and the qualified names of a
+        clash whose bare name is refused."""
+        return sorted(name for name, _ in self.items(kind))
 
     def get(self, kind: str, name: str) -> Any:
-        """The component registered as ``name``; unknown names raise with a suggestion, and
-        a name of a plugin that failed to load says so (:class:`UnavailableError`)."""
+        """The component registered as ``name`` or ``plugin:name``; unknown names raise with
+        a suggestion, a name of a plugin that failed to load says so
+        (:class:`UnavailableError`), and a bare name two plugins register, none of them
+        first-party, lists the qualified names (:class:`AmbiguousNameError`)."""
         table = self._components[kind]
-        if name not in table:
-            raise self._missing(kind, name)
-        return table[name]
+        if name in table:
+            clash = self._clash.get((kind, name))
+            if clash is not None and clash.default is None:
+                raise AmbiguousNameError(_KIND_WORDS.get(kind, kind), clash)
+            return table[name]
+        if name in self._qualified[kind]:
+            return self._qualified[kind][name]
+        raise self._missing(kind, name)
 
     def _missing(self, kind: str, name: str) -> UnknownNameError:
         word = _KIND_WORDS.get(kind, kind)
@@ -159,7 +190,12 @@ class Registry:
         )
 
     def has(self, kind: str, name: str) -> bool:
-        return name in self._components[kind]
+        """Whether :meth:`get` finds ``name`` (bare or qualified)."""
+        try:
+            self.get(kind, name)
+        except UnknownNameError:
+            return False
+        return True
 
     def origin(self, kind: str, name: str) -> str:
         """The plugin that supplied component ``name`` (raises like :meth:`get`)."""
@@ -167,11 +203,61 @@ class Registry:
         return self._origin[(kind, name)]
 
     def items(self, kind: str) -> list[tuple[str, Any]]:
-        return sorted(self._components[kind].items())
+        """(name, component) of every component a user can name without qualifying it, and
+        the qualified ones of a clash whose bare name is refused."""
+        out = [(n, c) for n, c in self._components[kind].items() if n not in self._refused(kind)]
+        for name in self._refused(kind):
+            out += [(q, self._qualified[kind][q]) for q in self._clash[(kind, name)].qualified]
+        return sorted(out, key=lambda item: item[0])
 
-    # convenience constructors used by the CLI and the Python API
-    def space(self, name: str, **options: Any) -> Any:
-        return self.get("space", name)(**options)
+    def _refused(self, kind: str) -> list[str]:
+        return [c.name for c in self.clashes if c.kind == kind and c.default is None]
+
+    # --- typed: what a registered name is, as mypy and a reader see it ---------------------
+    def search_space(self, name: str) -> type[SearchSpace]:
+        """The search space class registered as ``name`` (or ``plugin:name``)."""
+        from nasforge.kernel.search_space import SearchSpace
+
+        return cast("type[SearchSpace]", self.checked("space", name, SearchSpace))
+
+    def strategy(self, name: str) -> type[Strategy]:
+        """The ask/tell strategy class registered as ``name``; a one-shot one is refused,
+        naming :func:`nasforge.kernel.one_shot.one_shot_strategy` (which gives it typed)."""
+        from nasforge.kernel.strategy import Strategy
+
+        return cast("type[Strategy]", self.checked("strategy", name, Strategy))
+
+    def metric(self, name: str) -> type[Metric]:
+        """The metric class registered as ``name``."""
+        from nasforge.kernel.metric import Metric
+
+        return cast("type[Metric]", self.checked("metric", name, Metric))
+
+    def evaluator(self, name: str) -> type[Evaluator]:
+        """The evaluator class registered as ``name``."""
+        from nasforge.kernel.evaluator import Evaluator
+
+        return cast("type[Evaluator]", self.checked("evaluator", name, Evaluator))
+
+    def space(self, name: str, **options: Any) -> SearchSpace:
+        """The search space ``name`` built with ``options`` (the CLI's and the API's shortcut)."""
+        return self.search_space(name)(**options)
+
+    def checked(self, kind: str, name: str, base: type) -> type:
+        """The class registered as ``name``, refused in one line unless it derives from ``base``."""
+        found = self.get(kind, name)
+        if isinstance(found, type) and issubclass(found, base):
+            return found
+        word = _KIND_WORDS.get(kind, kind)
+        other = (
+            "; it is one-shot: nasforge.kernel.one_shot.one_shot_strategy(registry, name)"
+            if kind == "strategy" and base.__name__ == "Strategy"
+            else ""
+        )
+        raise NasforgeError(
+            f"{word} '{name}' of plugin '{self.origin(kind, name)}' is not a {base.__module__}."
+            f"{base.__qualname__}{other}"
+        )
 
 
 _KIND_WORDS = {"space": "search space"}
@@ -203,6 +289,24 @@ def component_mistake(kind: str, name: str, component: Any) -> str | None:
         if isinstance(info_name, str) and info_name != name:
             return f"metric '{name}': its name '{name}' differs from its info.name '{info_name}'"
     return construction_mistake(kind, name, component)
+
+
+def failure_text(exc: BaseException) -> str:
+    """A plugin's failure in one line: the error and the file and line that raised it (the
+    innermost frame in a real file, so importlib's own frames never stand for the plugin)."""
+    where = _raised_at(exc)
+    return f"{type(exc).__name__}: {first_line(exc)}" + (f" ({where})" if where else "")
+
+
+def _raised_at(exc: BaseException) -> str | None:
+    if isinstance(exc, SyntaxError) and exc.filename and exc.lineno:
+        return f"{exc.filename}:{exc.lineno}"
+    frames = traceback.extract_tb(exc.__traceback__)
+    real = [f for f in frames if f.filename and not f.filename.startswith("<")]
+    if not real:
+        return None
+    last = real[-1]
+    return f"{last.filename}:{last.lineno}"
 
 
 def _component_name(component: Any) -> str:
@@ -263,20 +367,32 @@ def create_plugin_manager(
                 plugin = ep.load()
                 pm.register(plugin, name=ep.name)
             except Exception as exc:  # a broken plugin must not break the others
-                infos.append(
-                    PluginInfo(ep.name, ep.value, _distribution_of(ep), False, f"{type(exc).__name__}: {exc}")
-                )
+                infos.append(PluginInfo(ep.name, ep.value, _distribution_of(ep), False, failure_text(exc)))
                 continue
             infos.append(PluginInfo(ep.name, ep.value, _distribution_of(ep), True))
         infos += _register_named_modules(pm, _named(os.environ.get(PLUGINS_ENV, "")))
     for plugin in extra_plugins:
+        name = _object_name(pm, plugin)
         try:
-            registered = pm.register(plugin)
+            pm.register(plugin, name=name)
         except Exception as exc:  # e.g. a hook with a misspelt name or signature
-            infos.append(PluginInfo(repr(plugin), repr(plugin), None, False, f"{type(exc).__name__}: {exc}"))
+            infos.append(PluginInfo(name, repr(plugin), None, False, failure_text(exc)))
             continue
-        infos.append(PluginInfo(registered or repr(plugin), repr(plugin), None, True))
+        infos.append(PluginInfo(name, repr(plugin), None, True))
     return pm, infos
+
+
+def _object_name(pm: pluggy.PluginManager, plugin: Any) -> str:
+    """A plugin object's name, as messages about it say: its module's name, its class's (of
+    an instance, the class's), numbered when two share it."""
+    base = getattr(plugin, "__name__", None)
+    if not isinstance(base, str):
+        base = type(plugin).__qualname__
+    name, number = base, 1
+    while pm.has_plugin(name) or pm.is_blocked(name):
+        number += 1
+        name = f"{base}#{number}"
+    return name
 
 
 def _named(text: str) -> list[str]:
@@ -293,7 +409,7 @@ def _register_named_modules(pm: pluggy.PluginManager, modules: list[str]) -> lis
         try:
             pm.register(importlib.import_module(module), name=module)
         except Exception as exc:  # a broken plugin must not break the others
-            infos.append(PluginInfo(module, module, None, False, f"{type(exc).__name__}: {exc}"))
+            infos.append(PluginInfo(module, module, None, False, failure_text(exc)))
             continue
         infos.append(PluginInfo(module, module, None, True))
     return infos

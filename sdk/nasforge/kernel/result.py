@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
 
@@ -108,13 +108,3 @@ def best_trial(trials: Sequence[Trial], objective: Objective) -> Trial | None:
     if not trials:
         return None
     return max(trials, key=lambda t: (*objective.rank(t.result), -t.index))
-
-
-if not TYPE_CHECKING:  # to a type checker only the current names exist
-
-    def __getattr__(name: str) -> Any:  # names that lived here before the split, found where they went
-        if name.startswith("__"):  # the import system's probes (__path__, ...): never a moved name
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        from nasforge._moved import moved_attribute
-
-        return moved_attribute(__name__, name)

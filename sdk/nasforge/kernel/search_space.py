@@ -159,13 +159,3 @@ class SearchSpace(abc.ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, version={self.version!r})"
-
-
-if not TYPE_CHECKING:  # to a type checker only the current names exist
-
-    def __getattr__(name: str) -> Any:  # names that lived here before the split, found where they went
-        if name.startswith("__"):  # the import system's probes (__path__, ...): never a moved name
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        from nasforge._moved import moved_attribute
-
-        return moved_attribute(__name__, name)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import abc
 import random
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from nasforge.kernel.errors import OptionError
 from nasforge.kernel.fidelity import Proposal
@@ -88,13 +88,3 @@ class Strategy(abc.ABC):
         tells infeasible results apart where :meth:`fitness` makes them all ``-inf``, so
         a strategy that only compares results can steer towards the feasible region."""
         return self.goal.rank(result)
-
-
-if not TYPE_CHECKING:  # to a type checker only the current names exist
-
-    def __getattr__(name: str) -> Any:  # names that lived here before the split, found where they went
-        if name.startswith("__"):  # the import system's probes (__path__, ...): never a moved name
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        from nasforge._moved import moved_attribute
-
-        return moved_attribute(__name__, name)

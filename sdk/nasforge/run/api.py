@@ -29,7 +29,7 @@ from nasforge.run import defaults
 from nasforge.run.budget import Budget
 from nasforge.run.construction import context_fields_of
 from nasforge.run.defaults import default_component
-from nasforge.run.executors import DEFAULT_RETRIES, ExecutorOptions, check_executor_options, executor_keywords
+from nasforge.run.executors import DEFAULT_RETRIES, ExecutorOptions, check_executor_options
 from nasforge.run.experiment import Experiment
 from nasforge.run.journal_file import JournalReader
 from nasforge.run.one_shot_run import OneShotRun, resume_one_shot, run_one_shot
@@ -279,7 +279,6 @@ def search(
     :class:`~nasforge.kernel.errors.RunInUseError` when another process writes ``run_dir``.
     """
     registry = registry if registry is not None else get_registry()
-    moved = executor_keywords(spec_options, registry)  # an executor flag's keyword, from before
     spec_options["train_data"], data = as_training_data(spec_options.get("train_data"))
     spec = build_spec(space, strategy, evaluator, registry=registry, **spec_options)
     run = run_spec(
@@ -288,7 +287,7 @@ def search(
         registry=registry,
         progress=progress,
         asynchronous=asynchronous,
-        executor_options={**(executor_options or {}), **moved},
+        executor_options=dict(executor_options or {}),
         retries=retries,
         data=data,
         events=RunEvents(registry, hooks=hooks, on_trial=on_trial, on_end=on_end),
@@ -367,7 +366,6 @@ def resume(
     on_trial: TrialCallback | None = None,
     on_end: EndCallback | None = None,
     hooks: Sequence[object] = (),
-    **moved: Any,
 ) -> SearchOutcome:
     """Continue (or, if it ended, re-read) the journaled run in ``run_dir``.
 
@@ -389,9 +387,7 @@ def resume(
     :class:`~nasforge.kernel.errors.RunInUseError` while another process writes it.
     """
     registry = registry if registry is not None else get_registry()
-    options = {**(executor_options or {}), **executor_keywords(moved, registry)}
-    if moved:
-        raise TypeError(f"resume() got an unexpected keyword argument {next(iter(moved))!r}")
+    options = dict(executor_options or {})
     _, data = as_training_data(train_data)
     run = resume_run(
         run_dir,

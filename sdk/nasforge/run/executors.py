@@ -16,7 +16,6 @@ import signal
 import sys
 import threading
 import time
-import warnings
 from collections.abc import Sequence
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
@@ -132,23 +131,6 @@ def flag_owners(registry: Any) -> dict[str, tuple[str, str]]:
 def keyword_of(flag: str) -> str:
     """The Python keyword of a flag (``--cluster-address`` -> ``cluster_address``)."""
     return flag.lstrip("-").replace("-", "_")
-
-
-def executor_keywords(keywords: dict[str, Any], registry: Any) -> dict[str, Any]:
-    """Pop the executor flags' keywords (``cluster_address=...``) out of ``keywords``, as
-    executor options (``{"address": ...}``), each with a :class:`DeprecationWarning`: the
-    Python API takes ``executor_options`` now, and nasforge 0.3 removes the keywords."""
-    found: dict[str, Any] = {}
-    for flag, (_executor, option) in flag_owners(registry).items():
-        keyword = keyword_of(flag)
-        if keyword in keywords:
-            warnings.warn(
-                f"{keyword}= is executor_options={{{option!r}: ...}} now (the keyword goes in nasforge 0.3)",
-                DeprecationWarning,
-                stacklevel=3,
-            )
-            found[option] = keywords.pop(keyword)
-    return found
 
 
 class InProcessExecutor(Executor):
@@ -377,7 +359,6 @@ __all__ = [
     "collect_in_order",
     "die_with_parent",
     "evaluate_safely",
-    "executor_keywords",
     "executor_options",
     "flag_owners",
     "new_ticket",

@@ -53,6 +53,7 @@ from nasforge.run.goal_checks import declared_objectives
 from nasforge.run.in_flight import run_in_flight
 from nasforge.run.journal_file import JournalReader
 from nasforge.run.loop import RunLoop
+from nasforge.run.plugin_faults import PluginFault
 from nasforge.run.replay import (
     ASYNCHRONOUS,
     EVALUATION_KEY,
@@ -64,11 +65,12 @@ from nasforge.run.replay import (
 from nasforge.run.rounds import run_rounds
 from nasforge.run.run_data import data_record
 from nasforge.run.run_directory import RunJournal
-from nasforge.run.run_end import end_record, outcome_of
+from nasforge.run.run_end import end_record, outcome_of, with_faults
 from nasforge.run.run_events import RunEvents, log_end, log_start
 from nasforge.run.run_progress import RunProgress
 from nasforge.run.spec import ExperimentSpec
 from nasforge.run.stop_rules import check_rules, parse_rule, rule_texts
+from nasforge.run.trial_failures import TrialFailures, trial_failures
 
 logger = logging.getLogger("nasforge.experiment")
 
@@ -140,6 +142,8 @@ class Experiment:
         check_rules(self.stop_rules, self.goal, None if declared is None else list(declared))
         #: Why the run stopped before its budget ran out: {"rule", "reason", "trial"}, else None.
         self.stopped: dict[str, Any] | None = None
+        #: The plugins whose event hooks raised in this run (the run went on without them).
+        self.plugin_faults: list[PluginFault] = []
         self._loop: RunLoop | None = None
         self.data = data
         #: The components the caller did not name, chosen as defaults (``("strategy",)``):
@@ -246,6 +250,12 @@ class Experiment:
                 self.stopped = replay.stopped
             full = [t for t in self.trials if at_full(t, max_fidelity(self.evaluator))] or self.trials
             outcome = outcome_of(self, loop.best, full)
+            if replay.ended:
+                self.plugin_faults = replay.plugin_faults
+            else:  # the plugins hear of the end first, so the end record keeps their faults
+                self.events.plugins_search_end(self, outcome)
+                self.plugin_faults = self.events.plugin_faults
+            outcome = with_faults(outcome, self.plugin_faults)
             journal.end(end_record(self, outcome))
         finally:
             self.executor.close()  # also when refused or failed: no pool is left behind
@@ -254,6 +264,9 @@ class Experiment:
         if replay.ended:  # read again, not run: its end was announced when it ended
             logger.debug("the run in %s had ended; read its %d trials", self.run_dir, len(self.trials))
             return outcome
+        failures = self.failures()
+        if failures is not None:  # the run went on past them; its user must still hear of them
+            logger.warning("%s: %s", what, failures.line())
         log_end(what, outcome, time.perf_counter() - started, run_dir=self.run_dir)
         self.events.search_end(self, outcome)
         return outcome
@@ -287,6 +300,10 @@ class Experiment:
         recomputed); None while no trial is feasible."""
         best = self._loop.best if self._loop is not None else None
         return best if best is not None and self.goal.feasible(best.result) else None
+
+    def failures(self) -> TrialFailures | None:
+        """How many of the run's trials failed, and the first (None when none did)."""
+        return trial_failures(self.trials, self.space.format)
 
     def best_value(self) -> float:
         """The best so far on the evaluator's objective (NaN while there is none)."""

@@ -25,7 +25,7 @@ from nasforge.kernel.datasets import TensorData
 from nasforge.kernel.ensemble import Ensemble
 from nasforge.kernel.errors import JournalError, NasforgeError
 from nasforge.kernel.genotype import Genotype
-from nasforge.kernel.one_shot import OneShotStrategy
+from nasforge.kernel.one_shot import OneShotStrategy, one_shot_strategy
 from nasforge.kernel.outcome import SearchOutcome
 from nasforge.kernel.progress_log import ProgressLog, bar_is_live
 from nasforge.kernel.registry import Registry, get_registry
@@ -35,7 +35,9 @@ from nasforge.run.construction import build_component, context_fields_of
 from nasforge.run.ensemble_training import evaluate_members
 from nasforge.run.environment import describe_environment
 from nasforge.run.journal_file import JournalReader, JournalWriter, is_unstarted, journal_path
+from nasforge.run.plugin_faults import FAULTS_KEY, PluginFault, recorded_faults
 from nasforge.run.run_data import check_recorded_data, data_record
+from nasforge.run.run_end import with_faults
 from nasforge.run.run_events import RunEvents, log_end, log_start
 from nasforge.run.run_lock import RunLock
 from nasforge.run.spec import ExperimentSpec, spec_differences
@@ -51,6 +53,8 @@ class OneShotRun:
     evaluation: Result | None
     run_dir: Path | None
     seconds: float
+    #: The plugins whose event hooks raised in this run (it went on without them).
+    plugin_faults: list[PluginFault] = attrs.field(factory=list)
 
 
 @attrs.frozen(eq=False)
@@ -94,9 +98,9 @@ def run_one_shot(
     registry = registry if registry is not None else get_registry()
     events = events if events is not None else RunEvents(registry)
     space = spec.build_space(registry)
-    cls = registry.get("strategy", spec.strategy)
     if not spec.is_one_shot(registry):
         raise NasforgeError(f"strategy '{spec.strategy}' is ask/tell; run it with an evaluator and a budget")
+    cls = one_shot_strategy(registry, spec.strategy)
     space.require(cls.requires, by=f"strategy '{cls.name}'")
     data = spec.load_train_data(registry, given=data)
     if data is None:
@@ -147,7 +151,10 @@ def run_one_shot(
         space.validate(outcome.best)
         log.finish(trials_seen)
         outcome, evaluation = _evaluated(outcome, evaluator)
+        events.plugins_search_end(search, outcome)  # first, so the end record keeps their faults
+        outcome = with_faults(outcome, events.plugin_faults)
         if writer is not None:
+            faults = outcome.produced_by.get(FAULTS_KEY)
             writer.end(
                 {
                     "best": outcome.best.to_json(),
@@ -155,6 +162,7 @@ def run_one_shot(
                     "trials": len(outcome.history),
                     "evaluation": evaluation.to_json() if evaluation is not None else None,
                     **_ensemble_record(outcome, space),
+                    **({FAULTS_KEY: faults} if faults else {}),
                 }
             )
     finally:
@@ -165,7 +173,7 @@ def run_one_shot(
     seconds = time.perf_counter() - t0
     log_end(what, outcome, seconds, run_dir=search.run_dir)
     events.search_end(search, outcome)
-    return OneShotRun(outcome, space, data, evaluation, search.run_dir, seconds)
+    return OneShotRun(outcome, space, data, evaluation, search.run_dir, seconds, events.plugin_faults)
 
 
 def _start_journal(
@@ -291,4 +299,6 @@ def resume_one_shot(
         raise JournalError(f"{reader.path}: the recorded spec names no training data")
     check_recorded_data(reader.header.get("data"), data, Path(run_dir))
     result = Result.from_json(evaluation) if evaluation else None
-    return OneShotRun(outcome, space, data, result, Path(run_dir), 0.0)
+    faults = recorded_faults(reader.end)
+    outcome = with_faults(outcome, faults)
+    return OneShotRun(outcome, space, data, result, Path(run_dir), 0.0, faults)

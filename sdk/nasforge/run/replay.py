@@ -23,6 +23,7 @@ from nasforge.kernel.result import Trial
 from nasforge.kernel.search_space import SearchSpace
 from nasforge.run.advice import advised, resume_advice
 from nasforge.run.journal_file import ASKED_KEY, JournalReader, is_unstarted, journal_path
+from nasforge.run.plugin_faults import PluginFault, recorded_faults
 from nasforge.run.run_data import check_recorded_data
 from nasforge.run.spec import ExperimentSpec, spec_differences
 
@@ -42,6 +43,8 @@ class Replay:
     stopped: dict[str, Any] | None = None
     #: Each trial's ask number (an asynchronous run's; None each in a synchronous one's).
     asked: list[int | None] = attrs.field(factory=list)
+    #: An ended run's recorded plugin faults (its event hooks that raised).
+    plugin_faults: list[PluginFault] = attrs.field(factory=list)
 
 
 @attrs.frozen
@@ -78,6 +81,7 @@ def load_replay(who: RunIdentity) -> Replay:
         reader.end is not None,
         stopped if isinstance(stopped, dict) else None,
         asked=reader.asked,
+        plugin_faults=recorded_faults(reader.end),
     )
 
 

@@ -108,7 +108,13 @@ def load_training_data(
 
 def data_record(data: TensorData) -> dict[str, Any]:
     """What a journal header records of the data a run trains on."""
-    return {"name": data.name, "digest": data.digest(), "shape": list(data.input_shape)}
+    return {
+        "name": data.name,
+        "digest": data.digest(),
+        "shape": list(data.input_shape),
+        # what an export of the run's architecture is built for (older journals lack it)
+        "classes": data.num_classes,
+    }
 
 
 def check_recorded_data(recorded: Any, data: TensorData | None, run_dir: Any) -> None:

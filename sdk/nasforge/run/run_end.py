@@ -12,11 +12,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import attrs
+
 from nasforge.kernel.errors import InfeasibleSearchError, JournalError, SearchFailedError
 from nasforge.kernel.outcome import SearchOutcome
 from nasforge.kernel.result import Trial
 from nasforge.run.journal_file import journal_path
+from nasforge.run.plugin_faults import FAULTS_KEY, PluginFault
 from nasforge.run.run_face import RunFace
+from nasforge.run.trial_failures import FAILURES_KEY, trial_failures
 
 
 def outcome_of(exp: RunFace, best: Trial | None, full: list[Trial]) -> SearchOutcome:
@@ -34,6 +38,7 @@ def outcome_of(exp: RunFace, best: Trial | None, full: list[Trial]) -> SearchOut
     if not exp.goal.feasible(best.result):
         raise InfeasibleSearchError(_infeasible_message(exp, best) + where)
     front = exp.goal.front(full) if exp.goal.multi_objective else ()
+    failures = trial_failures(trials, exp.space.format)
     return SearchOutcome(
         best=best.genotype,
         best_result=best.result,
@@ -43,6 +48,7 @@ def outcome_of(exp: RunFace, best: Trial | None, full: list[Trial]) -> SearchOut
             "evaluator": exp.evaluator.describe(),
             "goal": exp.goal.to_json(),
             "stopped": exp.stopped,
+            **({FAILURES_KEY: failures.to_json()} if failures is not None else {}),
         },
         members=tuple(t.genotype for t in front),
         front=front,
@@ -62,8 +68,19 @@ def _infeasible_message(exp: RunFace, nearest: Trial) -> str:
     )
 
 
+def with_faults(outcome: SearchOutcome, faults: list[PluginFault]) -> SearchOutcome:
+    """``outcome`` whose ``produced_by`` names the plugins whose event hooks raised (as
+    JSON, under ``plugin_faults``); unchanged when none did."""
+    if not faults:
+        return outcome
+    return attrs.evolve(
+        outcome, produced_by={**outcome.produced_by, FAULTS_KEY: [f.to_json() for f in faults]}
+    )
+
+
 def end_record(exp: RunFace, outcome: SearchOutcome) -> dict[str, Any]:
-    """The journal's last line: the best, and a multi-objective run's front (best first)."""
+    """The journal's last line: the best, a multi-objective run's front (best first), the
+    failed trials and the plugins whose event hooks raised (each only where there are any)."""
     record: dict[str, Any] = {
         "best": outcome.best.to_json(),
         "best_text": exp.space.format(outcome.best),
@@ -74,6 +91,9 @@ def end_record(exp: RunFace, outcome: SearchOutcome) -> dict[str, Any]:
     spent = exp.fidelity_spent()
     if spent is not None:
         record["fidelity_spent"] = spent
+    for key in (FAILURES_KEY, FAULTS_KEY):  # only where a trial failed, a plugin's hook raised
+        if outcome.produced_by.get(key):
+            record[key] = outcome.produced_by[key]
     if exp.goal.multi_objective:
         record["front"] = [
             {"index": t.index, "genotype": t.genotype.to_json(), "text": exp.space.format(t.genotype)}

@@ -10,6 +10,10 @@ is merely read again). ``hooks`` are objects with event hook implementations
 ``nasforge_should_stop``, ``nasforge_search_end``), called after the registry's plugins'
 for this run alone, so two runs in two threads never see each other's hooks.
 
+A plugin's event hook that raises is caught, said once in a warning and recorded
+(:mod:`nasforge.run.plugin_faults`): an installed plugin's bug never ends a run. A host
+program's own hook objects and callbacks are its own code, and their errors reach it.
+
 The start and the end of every run are logged at INFO under ``nasforge.run`` (a child of
 the ``nasforge`` logger), each record marked with ``nasforge_event`` (``start``/``end``)
 for a handler that wants only those (the command line, which prints its own, drops them).
@@ -17,9 +21,11 @@ for a handler that wants only those (the command line, which prints its own, dro
 
 from __future__ import annotations
 
+import copy
 import logging
+import re
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import pluggy
 
@@ -28,6 +34,9 @@ from nasforge.kernel.errors import NasforgeError
 from nasforge.kernel.outcome import SearchOutcome
 from nasforge.kernel.registry import KINDS, Registry
 from nasforge.kernel.result import Trial
+from nasforge.run.plugin_faults import FaultLog, PluginFault
+
+_T = TypeVar("_T")
 
 #: The logger of a run's start and end records.
 logger = logging.getLogger("nasforge.run")
@@ -59,25 +68,52 @@ class RunEvents:
             if callback is not None and not callable(callback):
                 raise NasforgeError(f"{name} must be callable, got {type(callback).__name__}")
         self._own = _own_hooks(list(hooks))
+        self._faults = FaultLog()
+
+    @property
+    def plugin_faults(self) -> list[PluginFault]:
+        """The registry's plugins whose event hooks raised in this run (each once)."""
+        return self._faults.faults
+
+    def _plugins_implement(self, hook: str) -> bool:
+        return bool(getattr(self.registry.pm.hook, hook).get_hookimpls())
 
     def trial_end(self, experiment: Any, trial: Trial) -> None:
-        """A new trial was journaled (replayed ones are not announced)."""
-        self.registry.pm.hook.nasforge_trial_end(experiment=experiment, trial=trial)
+        """A new trial was journaled (replayed ones are not announced). Each of the plugins,
+        the hook objects and ``on_trial`` is handed a copy of its own (:func:`handed`)."""
+        if self._plugins_implement("nasforge_trial_end"):
+            kwargs = {"experiment": experiment, "trial": handed(trial)}
+            self._faults.call(self.registry.pm, "nasforge_trial_end", kwargs, trial=trial.index)
         if self._own is not None:
-            self._own.hook.nasforge_trial_end(experiment=experiment, trial=trial)
+            self._own.hook.nasforge_trial_end(experiment=experiment, trial=handed(trial))
         if self.on_trial is not None:
-            self.on_trial(trial)
+            self.on_trial(handed(trial))
 
     def should_stop(self, experiment: Any, trial: Trial) -> str | None:
         """The first reason a plugin or hook object gives to end the run now, or None."""
-        why = self.registry.pm.hook.nasforge_should_stop(experiment=experiment, trial=trial)
+        why = None
+        if self._plugins_implement("nasforge_should_stop"):
+            kwargs = {"experiment": experiment, "trial": handed(trial)}
+            why = self._faults.call(
+                self.registry.pm, "nasforge_should_stop", kwargs, trial=trial.index, first_result=True
+            )
         if not why and self._own is not None:
-            why = self._own.hook.nasforge_should_stop(experiment=experiment, trial=trial)
+            why = self._own.hook.nasforge_should_stop(experiment=experiment, trial=handed(trial))
         return str(why) if why else None
 
+    def plugins_search_end(self, experiment: Any, outcome: SearchOutcome) -> None:
+        """The registry's plugins hear that the run ended (each handed a copy of the
+        outcome): called before the journal's end record is written, so that the record
+        keeps any fault of theirs and no edit of theirs."""
+        if not self._plugins_implement("nasforge_search_end"):
+            return
+        kwargs = {"experiment": experiment, "outcome": handed(outcome)}
+        self._faults.call(self.registry.pm, "nasforge_search_end", kwargs)
+
     def search_end(self, experiment: Any, outcome: SearchOutcome) -> None:
-        """The run ended (called once per run: not when an ended run is read again)."""
-        self.registry.pm.hook.nasforge_search_end(experiment=experiment, outcome=outcome)
+        """The run ended (called once per run: not when an ended run is read again): this
+        run's hook objects, then its ``on_end``; the plugins heard it in
+        :meth:`plugins_search_end`."""
         if self._own is not None:
             self._own.hook.nasforge_search_end(experiment=experiment, outcome=outcome)
         if self.on_end is not None:
@@ -91,12 +127,14 @@ def _own_hooks(hooks: Sequence[object]) -> pluggy.PluginManager | None:
     pm = pluggy.PluginManager(hookspecs.PROJECT)
     pm.add_hookspecs(hookspecs)
     registration = set(KINDS.values())
-    for obj in hooks:
+    for number, obj in enumerate(hooks):
         what = getattr(obj, "__name__", type(obj).__name__)
+        if isinstance(obj, type):  # its methods would be called without an instance
+            raise NasforgeError(f"hook object {what} is a class: pass an instance of it, {what}()")
         try:
-            pm.register(obj)
+            pm.register(obj, name=f"{what}#{number}")
         except (pluggy.PluginValidationError, ValueError) as exc:
-            raise NasforgeError(f"hook object {what}: {str(exc).splitlines()[0]}") from exc
+            raise NasforgeError(f"hook object {what}: {_pluggy_reason(exc, what)}") from exc
         given = {caller.name for caller in pm.get_hookcallers(obj) or []}
         if not given:
             raise NasforgeError(
@@ -116,6 +154,22 @@ def _own_hooks(hooks: Sequence[object]) -> pluggy.PluginManager | None:
         known = ", ".join(EVENT_HOOKS)
         raise NasforgeError(f"hook object: {str(exc).splitlines()[0]} (known: {known})") from exc
     return pm
+
+
+def _pluggy_reason(exc: Exception, what: str) -> str:
+    """pluggy's whole reason (it spreads it over several lines) in one line, the object named
+    as the user knows it rather than by the name it was registered under."""
+    lines = [" ".join(line.split()) for line in str(exc).splitlines() if line.strip()]
+    if len(lines) > 1 and re.match(r"Plugin '[^']*#\d+' for hook", lines[0]):
+        lines = lines[1:]  # the hook is named in the definition that follows
+    text = "; ".join(lines) or type(exc).__name__
+    return re.sub(r"Plugin '[^']*#\d+'", what, text)
+
+
+def handed(value: _T) -> _T:
+    """What a hook or callback is handed: a copy of the run's own value, so that an edit
+    to it cannot change the search (or leave a journal its resume disagrees with)."""
+    return copy.deepcopy(value)
 
 
 def log_start(what: str, **facts: Any) -> None:

@@ -30,6 +30,7 @@ import attrs
 
 from nasforge.kernel.datasets import TensorData
 from nasforge.kernel.errors import NasforgeError, OptionError, show
+from nasforge.kernel.evaluator import Evaluator
 from nasforge.kernel.fidelity import max_fidelity
 from nasforge.kernel.objectives import SearchGoal, constraint_texts, objective_texts
 from nasforge.kernel.one_shot import OneShotStrategy
@@ -37,9 +38,11 @@ from nasforge.kernel.option_types import INT_MAX, INT_MIN, as_dict, check_option
 from nasforge.kernel.parallelism import Parallelism
 from nasforge.kernel.registry import Registry
 from nasforge.kernel.run_context import RunContext
+from nasforge.kernel.search_space import SearchSpace
+from nasforge.kernel.strategy import Strategy
 from nasforge.run.budget import Budget
 from nasforge.run.construction import build_component
-from nasforge.run.executors import ExecutorOptions, build_executor
+from nasforge.run.executors import Executor, ExecutorOptions, build_executor
 from nasforge.run.goal_checks import check_declared
 from nasforge.run.run_data import load_training_data
 from nasforge.run.stop_rules import rule_texts
@@ -293,7 +296,7 @@ class ExperimentSpec:
 
     def build(
         self, registry: Registry, executor_options: Any = None, *, data: TensorData | None = None
-    ) -> tuple[Any, Any, Any, Any]:
+    ) -> tuple[SearchSpace, Evaluator, Strategy, Executor]:
         """Instantiate (space, evaluator, strategy, executor) of an ask/tell run.
 
         Every component comes from ``registry`` and is built from the run's
@@ -312,7 +315,7 @@ class ExperimentSpec:
         if self.evaluator is None or self.budget is None:
             raise NasforgeError(f"strategy '{self.strategy}' needs an evaluator and a budget")
         self.check_strategy_goal(registry)
-        strategy_cls = registry.get("strategy", self.strategy)
+        strategy_cls = registry.strategy(self.strategy)
         space = self.build_space(registry)
         data = (
             self.load_train_data(registry, given=data) if self.evaluator_uses_train_data(registry) else None
@@ -336,10 +339,10 @@ class ExperimentSpec:
         executor = build_executor(executor_cls, self.workers, options, registry)
         return space, evaluator, strategy, executor
 
-    def build_space(self, registry: Registry) -> Any:
+    def build_space(self, registry: Registry) -> SearchSpace:
         return build_component(
             "search space",
-            registry.get("space", self.space),
+            registry.search_space(self.space),
             self.context(registry),
             self.space_options,
             plugin=registry.origin("space", self.space),
@@ -365,15 +368,20 @@ class ExperimentSpec:
         )
 
     def build_evaluator(
-        self, registry: Registry, space: Any, *, data: TensorData | None = None, dataset: str | None = None
-    ) -> Any:
+        self,
+        registry: Registry,
+        space: SearchSpace,
+        *,
+        data: TensorData | None = None,
+        dataset: str | None = None,
+    ) -> Evaluator:
         """The evaluator on ``space``, built from the run's :meth:`context` (``data``: the
         run's loaded training data) with its dataset (:meth:`evaluator_dataset`, unless
         ``dataset`` names another). One that cannot serve ``space`` refuses it as it is
         built (:class:`~nasforge.kernel.errors.CapabilityError`, one line)."""
         if self.evaluator is None:
             raise NasforgeError("no evaluator named")
-        evaluator_cls = registry.get("evaluator", self.evaluator)
+        evaluator_cls = registry.evaluator(self.evaluator)
         chosen = dataset if dataset is not None else self.evaluator_dataset(registry)
         options = {k: v for k, v in self.resolve(registry).evaluator_options.items() if k != "dataset"}
         return build_component(

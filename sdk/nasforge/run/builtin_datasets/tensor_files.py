@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import pickle
 import re
+import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -64,9 +65,12 @@ def _npz(path: Path) -> Mapping[str, Any]:
 
 def _torch(path: Path) -> Mapping[str, Any]:
     try:
-        loaded = torch.load(path, map_location="cpu", weights_only=True)
+        with warnings.catch_warnings():  # torch's warnings would come before the one line
+            warnings.simplefilter("ignore")
+            loaded = torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as exc:
-        found = re.search(r"Unsupported global: GLOBAL ([\w.]+)", str(exc))
+        # torch words it "Unsupported global: GLOBAL x.y" or "unsupported GLOBAL x.y" by version
+        found = re.search(r"[Uu]nsupported (?:global: )?GLOBAL ([\w.]+)", str(exc))
         if found is None:
             raise
         raise DataError(

@@ -17,6 +17,8 @@ a long epoch still says it is alive; every finished epoch is a debug record.
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import logging
 import math
 import time
@@ -32,7 +34,8 @@ from torch import nn
 
 from nasforge.kernel.datasets import TensorData
 from nasforge.kernel.device import resolve_device
-from nasforge.kernel.errors import NasforgeError
+from nasforge.kernel.errors import NasforgeError, first_line
+from nasforge.kernel.files import output_directory
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.network_factory import build_network
 from nasforge.kernel.one_shot import PROGRESS_COLUMNS
@@ -93,6 +96,7 @@ def train_checkpointed(
     finite stops the training in one line (a lower ``lr`` usually helps).
     """
     state = _TrainingState(space, g, data, recipe, seed, resolve_device(device), build_options)
+    check_fits(state.model, data, space.format(g))
     path = Path(checkpoint_dir) / CHECKPOINT if checkpoint_dir is not None else None
     fingerprint = {**(fingerprint or {}), "recipe": recipe.to_json(), "seed": int(seed)}
     if path is not None and path.exists():
@@ -103,9 +107,10 @@ def train_checkpointed(
     resumed_from, seconds_before = state.epoch, state.seconds
     started = time.perf_counter()
     batches = sum(1 for _ in _batch_starts(len(data), recipe.batch_size))
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    with _Reporter(recipe.epochs, batches, data.name, resumed_from, progress, console) as reporter:
+    with (
+        output_directory(path.parent) if path is not None else contextlib.nullcontext(),
+        _Reporter(recipe.epochs, batches, data.name, resumed_from, progress, console) as reporter,
+    ):
         while state.epoch < recipe.epochs:
             record = state.train_epoch(reporter.stepper(state.epoch))
             state.seconds = seconds_before + time.perf_counter() - started
@@ -121,6 +126,29 @@ def train_checkpointed(
         seconds=seconds_before + time.perf_counter() - started,
         checkpoint=path,
     )
+
+
+def check_fits(model: nn.Module, data: TensorData, what: str = "the network") -> None:
+    """Refuse, before the first epoch, a network that cannot train on ``data``: one that does
+    not take its examples, or has fewer outputs than the data has classes (a
+    ``num_classes`` option below the data's). A copy runs two examples in eval mode, so
+    nothing of the training (weights, statistics, random streams) changes."""
+    probe = copy.deepcopy(model).eval()
+    device = next((p.device for p in probe.parameters()), torch.device("cpu"))
+    try:
+        with torch.no_grad():
+            out = probe(data.x[:2].to(device))
+    except (RuntimeError, ValueError, TypeError) as exc:
+        shape = "x".join(map(str, data.input_shape))
+        raise NasforgeError(
+            f"{what} does not take the {shape} examples of {data.name}: {first_line(exc)}"
+        ) from None
+    outputs = int(out.shape[-1]) if out.ndim >= 1 else 0
+    if out.ndim != 2 or outputs < data.num_classes:
+        raise NasforgeError(
+            f"{what} gives {outputs} outputs an example, but {data.name} has {data.num_classes} classes: "
+            f"build it with num_classes={data.num_classes} (or leave the option out)"
+        )
 
 
 class _TrainingState:

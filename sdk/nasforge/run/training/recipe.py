@@ -34,6 +34,13 @@ Augment = Literal["auto", "none", "shift", "shift-flip"]
 AUGMENTS: tuple[str, ...] = get_args(Augment)
 
 _count = [typed, in_range(ge=1, le=MAX_COUNT)]
+#: Bounds no useful training crosses, so that an absurd value is one line before the first
+#: epoch, not an overflow inside torch after it: a step of lr x gradient above 10 wipes
+#: out any network, weight decay above 1 pulls every weight past zero in a step or two, and
+#: a clip above 1e6 is no clip (leave it out).
+MAX_LR = 10.0
+MAX_WEIGHT_DECAY = 1.0
+MAX_GRAD_CLIP = 1e6
 
 
 def _grad_clip(value: Any) -> float | None:
@@ -50,11 +57,15 @@ class TrainRecipe:
 
     epochs: int = attrs.field(default=30, validator=_count)
     batch_size: int = attrs.field(default=64, validator=_count)
-    lr: float = attrs.field(default=0.05, converter=as_float, validator=in_range(gt=0))
+    lr: float = attrs.field(default=0.05, converter=as_float, validator=in_range(gt=0, le=MAX_LR))
     momentum: float = attrs.field(default=0.9, converter=as_float, validator=in_range(ge=0, lt=1))
     nesterov: bool = attrs.field(default=True, validator=typed)
-    weight_decay: float = attrs.field(default=3e-4, converter=as_float, validator=in_range(ge=0))
-    grad_clip: float | None = attrs.field(default=5.0, converter=_grad_clip, validator=in_range(gt=0))
+    weight_decay: float = attrs.field(
+        default=3e-4, converter=as_float, validator=in_range(ge=0, le=MAX_WEIGHT_DECAY)
+    )
+    grad_clip: float | None = attrs.field(
+        default=5.0, converter=_grad_clip, validator=in_range(gt=0, le=MAX_GRAD_CLIP)
+    )
     augment: str = attrs.field(default="auto", validator=one_of(AUGMENTS))
     #: Share of the training data held out to report accuracy on, when the data has no
     #: test split of its own (drawn by the seed; the rest is trained on).

@@ -17,6 +17,8 @@ from nasforge import api
 from nasforge.kernel.datasets import TensorData
 from nasforge.kernel.progress_log import ProgressLog, bar_is_live
 from nasforge.run.defaults import strategy_default_note
+from nasforge.run.plugin_faults import FAULTS_KEY, PluginFault
+from nasforge.run.trial_failures import FAILURES_KEY, TrialFailures
 from nasforge.tools.cli.common_options import Device, Quiet, command_registry
 from nasforge.tools.cli.options import parse_options
 from nasforge.tools.cli.output import err_console, out_console, print_json
@@ -219,6 +221,11 @@ def inspect(
             table.add_row(k, f"{v.get('file')} (parity max |diff| {_number(v.get('parity_max_abs_diff'))})")
         elif isinstance(v, dict) and k in ("objectives", "normalisation", "tolerance", "best_score"):
             table.add_row(k.replace("_", " "), _numbers(v))
+        elif k == FAILURES_KEY and isinstance(v, dict):
+            summary = TrialFailures.from_json(v)
+            table.add_row("failed trials", summary.line() if summary is not None else str(v))
+        elif k == FAULTS_KEY and isinstance(v, list):
+            table.add_row("plugin faults", "\n".join(PluginFault.from_json(f).line() for f in v))
         elif k == "strategy_default":
             continue  # said on the strategy's row
         elif k == "strategy" and info.get("strategy_default"):

@@ -22,7 +22,10 @@ def plugins(ctx: typer.Context, json_out: JsonFlag = False) -> None:
     A plugin fails when its module does not import, a registration hook raises, or one of
     its components has a mistake a search would only meet later (a constructor the run
     cannot call, a metric whose name is not its info.name); it then registers nothing.
-    Exits 1 when any plugin failed, each failure on a line of its own on stderr."""
+    Every component can also be named ``plugin:name``; a name two plugins register is a
+    clash: the bare name keeps meaning the first-party component where one is, and is
+    refused (naming the qualified names) where none is. Exits 1 when any plugin failed or
+    any name clashes, each on a line of its own on stderr."""
     registry = command_registry(ctx)
     rows: list[dict[str, Any]] = [
         {
@@ -36,8 +39,8 @@ def plugins(ctx: typer.Context, json_out: JsonFlag = False) -> None:
         for p in registry.plugins
     ]
     if json_out:
-        print_json(rows)
-        _exit_if_failed(registry.failed)
+        print_json({"items": rows, "clashes": [c.to_json() for c in registry.clashes]})
+        _exit_if_failed(registry.failed, registry.conflicts)
         return
     table = Table(title="nasforge plugins (entry-point group 'nasforge')")
     for col in ("plugin", "module", "status", "provides"):
@@ -46,22 +49,34 @@ def plugins(ctx: typer.Context, json_out: JsonFlag = False) -> None:
         status = "[green]ok[/]" if r["ok"] else f"[red]failed[/]: {r['error']}"
         table.add_row(r["name"], r["module"], status, ", ".join(r["provides"]))
     out_console.print(table)
-    for conflict in registry.conflicts:
-        out_console.print(f"[yellow]warning:[/] {conflict}")
-    _exit_if_failed(registry.failed)
+    _exit_if_failed(registry.failed, registry.conflicts)
 
 
-def _exit_if_failed(failed: list[Any]) -> None:
-    """One line per failed plugin on stderr, then exit status 1 (a CI step that checks the
-    installed plugins fails)."""
+def _exit_if_failed(failed: list[Any], conflicts: list[str]) -> None:
+    """One line per failed plugin and per name clash on stderr, then exit status 1 (a CI
+    step that checks the installed plugins fails)."""
     for plugin in failed:
         err_console.print(
             f"[red]plugin '{escape(plugin.name)}' failed to load:[/] {escape(one_line(plugin.error or ''))}",
             highlight=False,
             soft_wrap=True,
         )
-    if failed:
+    for conflict in conflicts:
+        err_console.print(f"[yellow]warning:[/] {escape(conflict)}", highlight=False, soft_wrap=True)
+    if failed or conflicts:
         raise typer.Exit(1)
+
+
+def _warn_failed(failed: list[Any]) -> None:
+    """A listing says on stderr which plugins failed to load: their components are missing
+    from it (``nasforge plugins`` shows the whole story, and exits 1)."""
+    for plugin in failed:
+        err_console.print(
+            f"[yellow]warning:[/] plugin '{escape(plugin.name)}' failed to load, so its components "
+            f"are not listed: {escape(one_line(plugin.error or ''))}",
+            highlight=False,
+            soft_wrap=True,
+        )
 
 
 def _describe(kind: str, name: str, component: Any) -> dict[str, Any]:
@@ -102,7 +117,9 @@ def _describe(kind: str, name: str, component: Any) -> dict[str, Any]:
 
 def _lister(kind: str, title: str):  # noqa: ANN202 - returns a typer command
     def command(ctx: typer.Context, json_out: JsonFlag = False) -> None:
-        rows = [_describe(kind, name, c) for name, c in command_registry(ctx).items(kind)]
+        registry = command_registry(ctx)
+        rows = [_describe(kind, name, c) for name, c in registry.items(kind)]
+        _warn_failed(registry.failed)
         if json_out:
             print_json(rows)
             return

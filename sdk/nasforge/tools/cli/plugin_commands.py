@@ -1,7 +1,7 @@
 """Mount the commands plugins register (``nasforge_register_commands``) on the CLI.
 
-The core has no command for any plugin: ``nasforge hnas`` exists because the HNAS plugin
-registers it, and disappears when the plugin is uninstalled or fails to load. A plugin
+The core has no command for any plugin: ``nasforge darts-compare`` exists because the
+DARTS plugin registers it, and disappears when the plugin is uninstalled or fails to load. A plugin
 command may not replace a core command; such a clash is reported by ``nasforge plugins``.
 """
 

@@ -178,7 +178,9 @@ def score(
 
     Example: nasforge score --space nb201 --sample 5 -m synflow -m naswot
 
-    NaN or inf scores are flagged, not fatal. Scores are cached by genotype, metric, seed,
+    NaN or inf scores are flagged, not fatal. A network that cannot be built is scored
+    NaN and named on stderr with its error; the others are scored, and the command exits
+    1 (--json lists them under failed). Scores are cached by genotype, metric, seed,
     data and build options, so a rerun costs nothing. --executor process --workers N
     scores on N cores (the same numbers). With --device cuda this process scores on the
     GPU while --workers N processes build the networks (several at once per launch where
@@ -199,14 +201,35 @@ def score(
         )
     if json_out:
         print_json(scores.to_json())
+    else:
+        view = Table(title=f"training-free scores ({data}, batch {batch_size}, seed {seed})")
+        view.add_column("genotype", overflow="fold", ratio=3)
+        for name in scores.table.metrics:
+            view.add_column(name, justify="right")
+        for text, row in zip(scores.texts(), scores.table.rows, strict=True):
+            view.add_row(text, *[_cell(row[m]) for m in scores.table.metrics])
+        out_console.print(view)
+    _exit_if_unbuilt(scores.failed(), len(scores.table.genotypes))
+
+
+def _exit_if_unbuilt(failed: list[dict[str, Any]], total: int) -> None:
+    """Each network that could not be built on stderr, then the count, and exit status 1:
+    the scores of the others are printed, and a script sees that some are missing."""
+    if not failed:
         return
-    view = Table(title=f"training-free scores ({data}, batch {batch_size}, seed {seed})")
-    view.add_column("genotype", overflow="fold", ratio=3)
-    for name in scores.table.metrics:
-        view.add_column(name, justify="right")
-    for text, row in zip(scores.texts(), scores.table.rows, strict=True):
-        view.add_row(text, *[_cell(row[m]) for m in scores.table.metrics])
-    out_console.print(view)
+    for row in failed:
+        err_console.print(
+            f"[red]not built:[/] {escape(row['text'])}: {escape(one_line(row['error'], limit=200))}",
+            highlight=False,
+            soft_wrap=True,
+        )
+    err_console.print(
+        f"[red]{len(failed)} of {total} networks could not be built[/] (their scores are NaN); "
+        "the others are scored",
+        highlight=False,
+        soft_wrap=True,
+    )
+    raise typer.Exit(1)
 
 
 def _cell(score: MetricScore) -> str:

@@ -17,10 +17,12 @@ from nasforge.kernel.result import Trial
 from nasforge.run.defaults import strategy_default_note
 from nasforge.run.experiment import Experiment
 from nasforge.run.one_shot_run import OneShotRun
+from nasforge.run.plugin_faults import FAULTS_KEY, PluginFault
+from nasforge.run.trial_failures import FAILURES_KEY, TrialFailures
 from nasforge.tools.cli.options import parse_options
 from nasforge.tools.cli.output import err_console, out_console, print_json
 from nasforge.tools.cli.search_options import DEFAULT_PLOT, OptionList
-from nasforge.tools.export.bundle import ExportBundle, _network_options, export_bundle
+from nasforge.tools.export.bundle import ExportBundle, data_network_options, export_bundle
 from nasforge.tools.export.ensemble_export import EnsembleExport, export_ensemble
 
 
@@ -84,6 +86,10 @@ def report_ask_tell(
         # search's cost; None for an evaluator without one
         "fidelity": experiment.evaluator.fidelity if experiment.fidelity_spent() is not None else None,
         "fidelity_spent": experiment.fidelity_spent(),
+        # how many trials failed, and the first (its trial, genotype and error); None: none
+        FAILURES_KEY: failures.to_json() if (failures := experiment.failures()) is not None else None,
+        # plugins whose event hooks raised (the run went on without them)
+        FAULTS_KEY: [f.to_json() for f in experiment.plugin_faults],
     }
     front = None
     if experiment.goal.multi_objective:
@@ -186,6 +192,7 @@ def report_one_shot(
         "data": run.data.name,
         "search_seconds": round(run.seconds, 2),
         "run_dir": str(run.run_dir),
+        FAULTS_KEY: [f.to_json() for f in run.plugin_faults],
     }
     if run.evaluation is not None:
         rows["evaluation"] = run.evaluation.objectives
@@ -227,7 +234,7 @@ def _export_ensemble(
     """Every member as the single export builds the best: untrained, for the data's input
     shape and classes, the user's ``--build-option`` winning; checked against onnxruntime."""
     shape = (1, *run.data.input_shape)
-    options = _network_options(run.space, shape, run.data.num_classes, parse_options(build_option))
+    options = data_network_options(run.space, shape, run.data.num_classes, parse_options(build_option))
     return export_ensemble(ensemble, export, run.space, input_shape=shape, build_options=options, fuse=fuse)
 
 
@@ -279,7 +286,12 @@ def _print(
     for key, value in rows.items():
         if value is None or key in ("front", "members") or (isinstance(value, list) and not value):
             continue
-        if key == "ensemble":  # the members follow in their own table
+        if key == FAILURES_KEY:
+            summary = TrialFailures.from_json(value)
+            key, value = "failed trials", summary.line() if summary is not None else value
+        elif key == FAULTS_KEY:  # each already warned on stderr during the run
+            key, value = "plugin faults", "; ".join(PluginFault.from_json(f).line() for f in value)
+        elif key == "ensemble":  # the members follow in their own table
             value = (
                 f"{value['size']} members of {value['method'] or 'an ensemble search'}, {value['combine']}"
             )

@@ -23,9 +23,9 @@ from nasforge.kernel.registry import Registry, get_registry
 from nasforge.kernel.search_space import BUILD, SearchSpace
 from nasforge.run.advice import worded
 from nasforge.run.ensemble_training import EpochCallback
-from nasforge.tools.export.bundle import ExportBundle, export_bundle
+from nasforge.tools.export.bundle import ExportBundle, data_network_options, export_bundle
 from nasforge.tools.export.ensemble_export import EnsembleExport
-from nasforge.tools.export.genotype_source import MEMBER, resolve_genotype, run_build_options
+from nasforge.tools.export.genotype_source import MEMBER, RunNetwork, resolve_genotype, run_network
 from nasforge.tools.export.input_shape import input_shape as checked_input_shape
 from nasforge.tools.export.parity import DEFAULT_ATOL, DEFAULT_RTOL
 from nasforge.tools.export.path_probe import PathKind, probe_path
@@ -57,8 +57,11 @@ class GenotypeExport:
     space: SearchSpace
     genotype: Genotype
     bundle: ExportBundle
+    #: The network options it was built with (the data's channels and classes included).
     build_options: dict[str, Any] = attrs.field(factory=dict)
     member: int | None = None
+    #: The example input it was traced with (``N, C, H, W``): a run's data's, else the default.
+    input_shape: tuple[int, ...] | None = None
 
     def to_json(self) -> dict[str, object]:
         """What was written, as ``nasforge export --json`` prints it."""
@@ -70,6 +73,8 @@ class GenotypeExport:
             result["build"] = dict(self.build_options)
         if self.member is not None:
             result["member"] = self.member
+        if self.input_shape is not None:
+            result["input_shape"] = list(self.input_shape)
         report = self.bundle.onnx
         if report is not None:
             result.update(
@@ -140,9 +145,9 @@ def export(
     directory (its best; of a multi-objective run ``member`` K of its Pareto front, from
     0 as printed) or a :class:`~nasforge.Genotype`. A run's own network options come
     first, ``build_options`` over them; ``input_shape`` (``N, C, H, W``, as numbers or
-    ``"1,3,32,32"``) is the example input the network is traced with (default: the run's
-    data for an ensemble run, else 1, 3, 32, 32). ``tolerance`` and ``rtol`` bound the
-    accepted difference between torch and onnxruntime.
+    ``"1,3,32,32"``) is the example input the network is traced with (default: a run's
+    data, its channels and classes deciding the network's, else 1, 3, 32, 32).
+    ``tolerance`` and ``rtol`` bound the accepted difference between torch and onnxruntime.
 
     A run that found an ensemble is written as ``nasforge search --export`` writes it
     (manifest, member ONNX files, and the fused graph with ``fuse``), its members trained
@@ -184,20 +189,25 @@ def export(
             f"space '{sp.name}' cannot build a network to export: use {{no_onnx}}",
             no_onnx=_NO_ONNX,
         )
-    # a run's own network options first (what its search built), the caller's over them
-    from_run = {} if isinstance(source, Genotype) else run_build_options(os.fspath(source))
-    build = {**from_run, **dict(build_options or {})}
+    # a run's own network and data first (what its search built, for what), the caller's over them
+    run = RunNetwork() if isinstance(source, Genotype) else run_network(os.fspath(source))
+    build = {**run.build_options, **dict(build_options or {})}
+    if shape is None and run.example_shape is not None:
+        shape = (1, *run.example_shape)
+    shape = shape or DEFAULT_INPUT_SHAPE
     bundle = export_bundle(
         g,
         out,
         sp,
-        input_shape=shape or DEFAULT_INPUT_SHAPE,
+        input_shape=shape,
+        num_classes=run.num_classes,
         build_options=build,
         onnx=onnx,
         tolerance=tolerance,
         rtol=rtol,
     )
-    return GenotypeExport(sp, g, bundle, build, member)
+    built_with = data_network_options(sp, shape, run.num_classes, build) if onnx else build
+    return GenotypeExport(sp, g, bundle, built_with, member, shape)
 
 
 def _export_ensemble(

@@ -59,7 +59,7 @@ def export_bundle(
         with output_directory(out), files_together(*targets) as staged:
             write_genotype(g, staged[0], space)
             if with_onnx:
-                options = _network_options(space, input_shape, num_classes, build_options)
+                options = data_network_options(space, input_shape, num_classes, build_options)
                 report = write_onnx(
                     g,
                     staged[1],
@@ -76,7 +76,7 @@ def export_bundle(
     return ExportBundle(targets[0], report)
 
 
-def _network_options(
+def data_network_options(
     space: SearchSpace,
     input_shape: tuple[int, ...],
     num_classes: int | None,

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import attrs
+
 from nasforge.kernel.errors import JournalError, NasforgeError
 from nasforge.kernel.genotype import Genotype, GenotypeJsonError
 from nasforge.kernel.objectives import SearchGoal
@@ -56,18 +58,47 @@ def resolve_genotype(
     return space, space.parse(source)
 
 
-def run_build_options(source: str) -> dict[str, object]:
-    """The network options a run directory's search built with (``--build-option``,
-    journaled in its spec), so an export of its best is the network the run evaluated;
-    empty for anything else (a string, a file, a run given none, a one-shot run)."""
+@attrs.frozen
+class RunNetwork:
+    """What a run's networks were built for, as its journal header records it: the shape
+    of one example of its data (None: a run without data, e.g. on a benchmark table), its
+    classes, and the network options its evaluator built with."""
+
+    example_shape: tuple[int, ...] | None = None
+    num_classes: int | None = None
+    build_options: dict[str, object] = attrs.field(factory=dict)
+
+
+def run_network(source: str) -> RunNetwork:
+    """What the run in directory ``source`` built its networks for, so that an export of its
+    best is the network the run evaluated, on the data it searched on: the evaluator's own
+    options where it records them (short-train: the data's channels and classes and
+    ``--build-option``), else the spec's ``--build-option``; the data's example shape and
+    classes. Empty for anything else (a string, a file)."""
     if probe_path(source) is not PathKind.DIRECTORY:
-        return {}
+        return RunNetwork()
     try:
-        spec = JournalReader.of_run(Path(source)).header.get("spec")
+        header = JournalReader.of_run(Path(source)).header
     except (OSError, NasforgeError):
-        return {}  # the genotype's own resolution says what is wrong, in one line
+        return RunNetwork()  # the genotype's own resolution says what is wrong, in one line
+    spec = header.get("spec")
     options = spec.get("build_options") if isinstance(spec, dict) else None
-    return dict(options) if isinstance(options, dict) else {}
+    build = dict(options) if isinstance(options, dict) else {}
+    evaluator = header.get("evaluator")
+    built = evaluator.get("build") if isinstance(evaluator, dict) else None
+    if isinstance(built, dict):
+        build = {**built, **build}
+    recorded = header.get("data")
+    data: dict[str, object] = recorded if isinstance(recorded, dict) else {}
+    shape = data.get("shape")
+    example = tuple(int(d) for d in shape) if isinstance(shape, list) and shape else None
+    classes = data.get("classes", build.get("num_classes"))
+    return RunNetwork(example, classes if isinstance(classes, int) else None, build)
+
+
+def run_build_options(source: str) -> dict[str, object]:
+    """The network options the run in directory ``source`` built with (:func:`run_network`)."""
+    return run_network(source).build_options
 
 
 def _from_run(

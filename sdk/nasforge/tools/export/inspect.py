@@ -257,6 +257,8 @@ def _inspect_run(path: Path) -> dict[str, Any]:
     from nasforge.run.defaults import DEFAULTS_KEY
     from nasforge.run.goal_checks import goal_of_header
     from nasforge.run.journal_file import JournalReader, journal_path
+    from nasforge.run.plugin_faults import FAULTS_KEY, recorded_faults
+    from nasforge.run.trial_failures import FAILURES_KEY, recorded_failures, trial_failures
 
     reader = JournalReader(journal_path(path))
     found = reader.header.get("spec")
@@ -276,6 +278,12 @@ def _inspect_run(path: Path) -> dict[str, Any]:
         # why a run ended before its budget (a stop rule or hook), else null
         "stopped": reader.end.get("stopped") if reader.end else None,
     }
+    failures = recorded_failures(reader.end) or trial_failures(reader.trials)
+    if failures is not None:  # how many trials failed, and the first
+        info[FAILURES_KEY] = failures.to_json()
+    faults = recorded_faults(reader.end)
+    if faults:  # plugins whose event hooks raised (the run went on without them)
+        info[FAULTS_KEY] = [f.to_json() for f in faults]
     info.update(_fidelity_summary(reader.trials, reader.end))
     ensemble = _run_ensemble(reader.end, reader.path)
     if ensemble is not None:

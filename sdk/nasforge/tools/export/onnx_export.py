@@ -30,7 +30,7 @@ import attrs
 import torch
 
 from nasforge.kernel.errors import BuildOptionError, ExportError, first_line
-from nasforge.kernel.files import atomic_path
+from nasforge.kernel.files import PART_SUFFIX, atomic_path, part_prefix
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.network_factory import build_network
 from nasforge.kernel.search_space import SearchSpace
@@ -213,7 +213,7 @@ def _scratch_file(beside: Path) -> Iterator[Path]:
     Named like a staged file of ``beside`` (``.NAME.XXXX.part``), so a disk error on it is
     reported against the file the user asked for (:func:`~nasforge.tools.export.staging.write_error`).
     """
-    fd, name = tempfile.mkstemp(prefix=f".{beside.name}.", suffix=".part", dir=beside.parent)
+    fd, name = tempfile.mkstemp(prefix=part_prefix(beside), suffix=PART_SUFFIX, dir=beside.parent)
     os.close(fd)
     scratch = Path(name)
     try:

@@ -27,7 +27,7 @@ from nasforge.kernel.search_space import SearchSpace
 from nasforge.run.advice import worded
 from nasforge.run.ensemble_training import EpochCallback, MemberRecipe, train_members
 from nasforge.run.journal_file import JournalReader
-from nasforge.tools.export.bundle import _network_options
+from nasforge.tools.export.bundle import data_network_options
 from nasforge.tools.export.ensemble_export import EnsembleExport, export_ensemble
 from nasforge.tools.export.parity import DEFAULT_ATOL, DEFAULT_RTOL
 
@@ -135,7 +135,7 @@ def export_run_ensemble(
         num_classes = None
     if input_shape is not None:
         shape = input_shape
-    options = _network_options(run.space, shape, num_classes, build_options)
+    options = data_network_options(run.space, shape, num_classes, build_options)
     models = None
     if data is not None and train_epochs > 0:
         if on_data is not None:

@@ -14,26 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from nasforge.kernel.errors import ExportError
-from nasforge.kernel.files import atomic_path
-
-
-@contextlib.contextmanager
-def output_directory(directory: str | os.PathLike[str]) -> Iterator[Path]:
-    """Create ``directory`` (and missing parents); on error remove those it created, if empty."""
-    directory = Path(directory)
-    created: list[Path] = []
-    probe = directory
-    while not probe.exists() and probe != probe.parent:
-        created.append(probe)
-        probe = probe.parent
-    directory.mkdir(parents=True, exist_ok=True)
-    try:
-        yield directory
-    except BaseException:
-        for path in created:  # deepest first; rmdir refuses a directory that holds anything
-            with contextlib.suppress(OSError):
-                path.rmdir()
-        raise
+from nasforge.kernel.files import atomic_path, output_directory
 
 
 @contextlib.contextmanager
@@ -80,3 +61,6 @@ def write_error(target: Path, exc: OSError) -> ExportError:
         while where.name.startswith(".") and where.name.endswith(".part") and where.name.count(".") >= 3:
             where = where.with_name(where.name[1:].rsplit(".", 2)[0])
     return ExportError(f"cannot write {where}: {reason}")
+
+
+__all__ = ["files_together", "output_directory", "write_error"]

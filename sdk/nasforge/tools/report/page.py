@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 import attrs
 
+from nasforge.run.trial_failures import trial_failures
 from nasforge.tools.pages import embedded_png, escape, page
 from nasforge.tools.report.run_view import RunView, value
 
@@ -142,6 +143,16 @@ def _facts(view: RunView) -> str:
         )
     if view.goal.multi_objective:
         facts.append(("Pareto front", f"{len(view.front)} architectures"))
+    texts = {row.trial.genotype: row.text for row in view.rows}
+    failures = trial_failures(view.trials, texts.__getitem__)
+    if failures is not None:
+        facts.append(
+            (
+                f"failed {view.unit}s",
+                f"{failures.count} of {failures.of}; the first, {view.unit} {failures.trial}: "
+                f"{_e(failures.error)}<br><code>{_e(failures.genotype)}</code>",
+            )
+        )
     return '<dl class="facts">' + "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in facts) + "</dl>"
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import attrs
 
+from nasforge.kernel.device import resolve_device
 from nasforge.kernel.errors import NasforgeError, OptionError
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.registry import Registry, get_registry
@@ -25,6 +26,7 @@ from nasforge.run import defaults
 from nasforge.run.advice import worded
 from nasforge.run.defaults import default_component
 from nasforge.tools.export.genotype_source import resolve_genotype
+from nasforge.tools.scoring.batch import check_labels
 from nasforge.tools.scoring.cache import default_cache_dir
 from nasforge.tools.scoring.correlate import CorrelationResult, sample_genotypes
 from nasforge.tools.scoring.correlate import correlate as correlate_with
@@ -60,11 +62,25 @@ class Scores:
         """Each row's genotype as the space writes it (what ``nasforge score`` prints)."""
         return [self.space.format(g) for g in self.table.genotypes]
 
+    def failed(self) -> list[dict[str, Any]]:
+        """The genotypes whose networks could not be built: ``{genotype, text, error}`` each
+        (their scores are flagged; the sweep scored every other one)."""
+        return [
+            {
+                "genotype": self.table.genotypes[i].to_json(),
+                "text": self.space.format(self.table.genotypes[i]),
+                "error": error,
+            }
+            for i, error in self.table.unbuilt()
+        ]
+
     def to_json(self) -> dict[str, Any]:
-        """The table's JSON with each row's genotype text: ``nasforge score --json``."""
+        """The table's JSON with each row's genotype text, and the genotypes that could not
+        be built: ``nasforge score --json``."""
         payload = self.table.to_json()
         for row, text in zip(payload["rows"], self.texts(), strict=True):
             row["text"] = text
+        payload["failed"] = self.failed()
         return payload
 
 
@@ -106,6 +122,8 @@ def score(
     """
     registry = registry if registry is not None else get_registry()
     check_seed(seed)
+    check_labels(labels)  # every setting checked before an executor (a Ray instance) starts
+    resolve_device(device)
     if sample is not None:
         _check_count(sample, 1, _SAMPLE)
     name = space or default_component(registry, "space", defaults.SPACE)
@@ -180,6 +198,8 @@ def correlate(
     if plot is not None:
         plot_format(plot)  # a typo in the suffix fails now, not after the scoring
     check_seed(seed)
+    check_labels(labels)  # every setting checked before an executor (a Ray instance) starts
+    resolve_device(device)
     if whole_space and sample is not None:
         raise worded(
             NasforgeError, "give {sample} N or {every}, not both", sample=_SAMPLE, every=_WHOLE_SPACE

@@ -56,6 +56,12 @@ class FixedBatch:
 LABEL_MODES = ("true", "random")
 
 
+def check_labels(labels: str) -> None:
+    """``labels`` is a label mode (checked before a sweep starts anything, a Ray instance too)."""
+    if labels not in LABEL_MODES:
+        raise OptionError(f"labels must be one of {LABEL_MODES}, got {labels!r}")
+
+
 def fixed_batch(
     data: DataSpec,
     *,
@@ -74,8 +80,7 @@ def fixed_batch(
     """
     if batch_size < 1:
         raise OptionError(f"batch_size must be >= 1, got {batch_size}")
-    if labels not in LABEL_MODES:
-        raise OptionError(f"labels must be one of {LABEL_MODES}, got {labels!r}")
+    check_labels(labels)
     fb = _draw(data, batch_size, seed, registry, options)
     if labels == "random":
         gen = torch.Generator().manual_seed(seed + 1)

@@ -22,6 +22,9 @@ class MetricScore:
     seconds: float = attrs.field(default=0.0, converter=float)
     error: str | None = None
     cached: bool = attrs.field(default=False, eq=False)
+    #: The network could not be built (``error`` is the build's): no metric ran, and the
+    #: score is never cached (a fixed space must be tried again).
+    unbuilt: bool = attrs.field(default=False, eq=False)
 
     @property
     def flag(self) -> str | None:

@@ -28,6 +28,7 @@ import numpy as np
 from attrs import validators as v
 
 from nasforge.kernel.converters import to_dict
+from nasforge.kernel.datasets import TensorData
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.parallelism import Parallelism
 from nasforge.kernel.registry import Registry
@@ -58,6 +59,12 @@ def _seeds(value: Any) -> tuple[int, ...]:
     return tuple(dict.fromkeys(seeds))
 
 
+def _data_source(_inst: Any, _attr: attrs.Attribute[Any], value: Any) -> None:
+    if isinstance(value, TensorData) or (isinstance(value, str) and value):
+        return
+    raise ValueError(f"data must be a dataset name or data in memory, got {value!r}")
+
+
 @attrs.frozen
 class RankingSettings:
     """How a pool is scored: ``nasforge score``'s settings, so equal settings share the cache.
@@ -68,7 +75,9 @@ class RankingSettings:
 
     metrics: tuple[str, ...] = attrs.field(converter=_names)
     seeds: tuple[int, ...] = attrs.field(default=(0,), converter=_seeds)
-    data: str = attrs.field(default="gaussian", validator=v.min_len(1))
+    #: The batch's source: a dataset name (``gaussian``: data-agnostic) or data in memory
+    #: (a run's training data).
+    data: str | TensorData = attrs.field(default="gaussian", validator=_data_source)
     batch_size: int = attrs.field(default=64, validator=[v.instance_of(int), v.ge(1)])
     labels: str = attrs.field(default="true", validator=v.in_(("true", "random")))
     build: dict[str, Any] = attrs.field(factory=dict, converter=to_dict)
@@ -76,8 +85,10 @@ class RankingSettings:
     chunk_size: int = attrs.field(default=64, validator=[v.instance_of(int), v.ge(1)])
 
     def to_json(self) -> dict[str, Any]:
-        data = attrs.asdict(self)
-        data["metrics"], data["seeds"] = list(self.metrics), list(self.seeds)
+        data = attrs.asdict(self, recurse=False)
+        data["metrics"], data["seeds"], data["build"] = list(self.metrics), list(self.seeds), dict(self.build)
+        if isinstance(self.data, TensorData):  # data in memory is named by its name and content
+            data["data"] = f"{self.data.name} (digest {self.data.digest()})"
         return data
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
@@ -19,7 +20,7 @@ import torch
 
 from nasforge.kernel.converters import to_tuple
 from nasforge.kernel.device import resolve_device
-from nasforge.kernel.errors import OptionError
+from nasforge.kernel.errors import BuildOptionError, NasforgeError, OptionError, first_line
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.metric import Metric, MetricContext, MetricInfo, PopulationMetric
 from nasforge.kernel.network_factory import (
@@ -32,7 +33,6 @@ from nasforge.kernel.run_context import RunContext
 from nasforge.kernel.search_space import SearchSpace
 from nasforge.kernel.seeding import seeded_build
 from nasforge.run.construction import build_component
-from nasforge.run.executors import executor_keywords
 from nasforge.tools.scoring.batch import DataSpec, fixed_batch
 from nasforge.tools.scoring.cache import ScoreCache, ScoreKey, space_config
 from nasforge.tools.scoring.factories import thread_factory as _factory
@@ -139,11 +139,24 @@ def score_chunk(job: ScoreJob, chunk: list[ChunkItem]) -> list[dict[str, MetricS
     factory = _sweep_factory(job.space, job.build, device)
     out: list[dict[str, MetricScore]] = []
     for g, labels in chunk:
-        model = factory.build(g, job.seed)
+        try:
+            model = factory.build(g, job.seed)
+        except Exception as exc:  # one network that cannot be built must not end the sweep
+            out.append(unbuilt_scores(labels, exc))
+            continue
         if not on_cpu:  # (a walk over every module: not for nothing)
             model = model.to(device)
         out.append(score_model(model, batch, [by_label[k] for k in labels], ctx=job.ctx, shared=job.shared))
     return out
+
+
+def unbuilt_scores(labels: Sequence[str], exc: BaseException) -> dict[str, MetricScore]:
+    """The scores of a network that could not be built: each flagged with the build's error."""
+    if isinstance(exc, NasforgeError):  # build_network's own words name the space and options
+        error = first_line(exc)
+    else:
+        error = f"cannot build the network: {type(exc).__name__}: {first_line(exc)}"
+    return {label: MetricScore(label, math.nan, error=error, unbuilt=True) for label in labels}
 
 
 def score_genotypes(
@@ -170,7 +183,6 @@ def score_genotypes(
     pipeline: bool | None = None,
     stack: int | None = None,
     stages: StageTimes | None = None,
-    **moved: Any,
 ) -> ScoreTable:
     """Score every genotype under every metric; never raises for a bad architecture.
 
@@ -208,10 +220,7 @@ def score_genotypes(
         else make_sweep_executor(
             executor,
             workers=workers,
-            options={
-                **(executor_options or {}),
-                **(_moved_executor_keywords(moved, registry) if moved else {}),
-            },
+            options=dict(executor_options or {}),
             registry=registry,
         )
     )
@@ -304,7 +313,7 @@ def _score(
         nonlocal done
         for (g, _), fresh in zip(chunk, results, strict=True):
             for label, score in fresh.items():
-                if store is not None:
+                if store is not None and not score.unbuilt:
                     store.put(keys[label], g, score)
         done += len(chunk)
         if progress is not None:
@@ -330,6 +339,7 @@ def _score(
     for i, fresh in zip(todo, scored, strict=True):
         rows[i].update(fresh)
         rows[i] = {metric_label(m): rows[i][metric_label(m)] for m in per_model}
+    _refuse_if_none_built(space, genotypes, rows)
     infos: dict[str, MetricInfo] = {metric_label(m): m.info for m in instances}
     for m in instances:
         if isinstance(m, PopulationMetric):
@@ -338,6 +348,19 @@ def _score(
             for r, v in zip(rows, np.asarray(values, dtype=float), strict=True):
                 r[label] = MetricScore(label, float(v))
     return ScoreTable(tuple(genotypes), tuple(columns), infos, tuple(rows), fb.describe())
+
+
+def _refuse_if_none_built(
+    space: SearchSpace, genotypes: Sequence[Genotype], rows: list[dict[str, MetricScore]]
+) -> None:
+    """Not one network could be built: the options (or the space) are wrong for all of
+    them, which is the caller's error in one line, not a table of failures."""
+    unbuilt = [i for i, row in enumerate(rows) if row and all(s.unbuilt for s in row.values())]
+    if not genotypes or len(unbuilt) < len(genotypes):
+        return
+    error = next(iter(rows[0].values())).error or ""
+    first = space.format(genotypes[0])
+    raise BuildOptionError(f"no network could be built ({len(genotypes)} tried); the first, {first}: {error}")
 
 
 def _score_keys(
@@ -369,10 +392,22 @@ def _score_keys(
             fb.digest() if m.info.needs_data else shape_key,
             json.dumps(build, sort_keys=True, default=str),
             version=m.info.version,
-            settings=in_stacks if metric_label(m) in stacked else settings,
+            settings=_own_settings(m, in_stacks if metric_label(m) in stacked else settings),
         )
         for m in metrics
     }
+
+
+def _own_settings(metric: Metric, settings: str) -> str:
+    """``settings``, and for a metric from outside nasforge its class: two packages'
+    metrics of one name (``zerocost:synflow``, ``trial:synflow``) never share cached
+    scores. First-party metrics cannot clash among themselves and keep their keys."""
+    cls = type(metric)
+    if cls.__module__.startswith(("nasforge.", "nasforge_")):
+        return settings
+    return json.dumps(
+        {**json.loads(settings), "class": f"{cls.__module__}.{cls.__qualname__}"}, sort_keys=True
+    )
 
 
 def _pipeline_plan(
@@ -424,12 +459,3 @@ def _builders(
     pool = ProcessSweep(min(cpus - 1, AUTO_BUILDERS_MAX), prepare=prepare_sweep(space, build, device))
     with pool:
         yield pool
-
-
-def _moved_executor_keywords(moved: dict[str, Any], registry: Registry | None) -> dict[str, Any]:
-    """An executor flag's keyword (the Ray plugin's address) from before ``executor_options``;
-    any other unknown keyword is the caller's mistake, as Python would say."""
-    found = executor_keywords(moved, registry if registry is not None else get_registry())
-    if moved:
-        raise TypeError(f"score_genotypes() got an unexpected keyword argument {next(iter(moved))!r}")
-    return found

@@ -47,6 +47,15 @@ class ScoreTable:
         order = rank_order(self.values(metric), self.infos[metric].higher_is_better)
         return [self.genotypes[i] for i in order]
 
+    def unbuilt(self) -> list[tuple[int, str]]:
+        """(row, the build's error) of each genotype whose network could not be built."""
+        out = []
+        for i, row in enumerate(self.rows):
+            failed = [s for s in row.values() if s.unbuilt]
+            if failed:
+                out.append((i, failed[0].error or ""))
+        return out
+
     def to_json(self) -> dict[str, Any]:
         return {
             "metrics": list(self.metrics),

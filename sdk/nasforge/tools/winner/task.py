@@ -31,9 +31,11 @@ from nasforge.kernel.datasets import build_option_names, network_options
 from nasforge.kernel.device import resolve_device
 from nasforge.kernel.errors import NasforgeError, OptionError
 from nasforge.kernel.files import atomic_write_text
+from nasforge.kernel.network_factory import build_network
 from nasforge.kernel.registry import Registry, get_registry
+from nasforge.kernel.seeding import seeded_build
 from nasforge.run.training import evaluate
-from nasforge.run.training.checkpointed import CHECKPOINT, train_checkpointed
+from nasforge.run.training.checkpointed import CHECKPOINT, check_fits, train_checkpointed
 from nasforge.run.training.recipe import TrainRecipe
 from nasforge.tools.export.ensemble_export import run_onnx
 from nasforge.tools.export.trained_export import TrainedExport, export_trained
@@ -112,6 +114,9 @@ def train_winner(
         raise NasforgeError(f"--checkpoint-dir {where} is a file, not a directory")
     if restart:
         (where / CHECKPOINT).unlink(missing_ok=True)
+    # the network must take the data before anything is said or written
+    probe = seeded_build(lambda: build_network(found.space, found.genotype, options), seed)
+    check_fits(probe, data.train, found.text)
     fingerprint = {
         "space": found.space.name,
         "genotype": found.text,
@@ -168,6 +173,7 @@ def _data(
 ) -> WinnerData:
     """The given data, else the run's (refused when it no longer has the digest the run
     recorded: the architecture was chosen on that data)."""
+    given_by_user = given is not None  # the run's data named again is the user's choice too
     if given is None:
         if found.train_data is None:
             where = "searched without training data" if found.run_dir else "names no data"
@@ -181,7 +187,7 @@ def _data(
     elif isinstance(given, os.PathLike):
         given = os.fspath(given)
     data = winner_data(given, registry, seed=seed, holdout_fraction=recipe.holdout_fraction, heldout=heldout)
-    if given == found.train_data and found.data_digest not in (None, data.loaded_digest):
+    if not given_by_user and found.data_digest not in (None, data.loaded_digest):
         raise NasforgeError(
             f"{found.train_data} now loads other data (digest {data.loaded_digest}) than run "
             f"{found.run_dir} searched on ({found.data_digest}); give it with --train-data to train "
