@@ -157,7 +157,7 @@ def run_ranked(name: str, seed: int, dataset: str, k: int, cache: str) -> dict:
         space=space.name,
         strategy=EigenNas.name,
         evaluator=evaluator.name,
-        dataset=dataset,
+        benchmark_dataset=dataset,
         budget=Budget(trials=k),
         seed=seed,
         strategy_options=options,

@@ -227,7 +227,7 @@ def hnas(s: Sitting, seed: int) -> dict[str, Any]:
         space=s.space.name,
         strategy=Hnas.name,
         evaluator=evaluator.name,
-        dataset="cifar10",
+        benchmark_dataset="cifar10",
         budget=Budget(trials=sc.hnas_steps),
         seed=seed,
         strategy_options=options,

@@ -167,7 +167,7 @@ def run_hnas(seed: int, variant: str, cache: str) -> dict[str, Any]:
         space=space.name,
         strategy=Hnas.name,
         evaluator=evaluator.name,
-        dataset=SEARCH_DATASET,
+        benchmark_dataset=SEARCH_DATASET,
         budget=Budget(trials=HNAS_STEPS),
         seed=seed,
         strategy_options=options,

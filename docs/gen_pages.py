@@ -22,7 +22,13 @@ DOCS = ROOT / "docs"
 #: Files outside docs/ shown on the site, and the page each becomes.
 INCLUDED = {"CONTRIBUTING.md": "plugin-authors/guide.md"}
 #: Pages of docs/ that link outside docs/ and are rewritten in place on the site.
-REWRITTEN = ("plugin-reference.md", "supernet-contract.md", "json-output.md")
+REWRITTEN = (
+    "plugin-reference.md",
+    "supernet-contract.md",
+    "json-output.md",
+    "guide/objectives.md",
+    "plugin-authors/index.md",
+)
 _LINK = re.compile(r"(?<!!)\[([^\]]+)\]\(([^)\s]+)\)")
 
 

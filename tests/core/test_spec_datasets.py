@@ -1,5 +1,5 @@
-"""One owner for datasets; the spec keeps training data and benchmark dataset apart; the
-seed reaches the evaluator; older journals (one ``dataset``) still resume (issue 9)."""
+"""One owner for datasets; the spec keeps training data and benchmark dataset apart, the
+one ``--dataset`` placed in the field it means; the seed reaches the evaluator."""
 
 from __future__ import annotations
 
@@ -11,14 +11,13 @@ from nasforge import Budget, NasforgeError, api, get_registry
 from nasforge.kernel.datasets import load_dataset, network_options
 from nasforge.run import defaults
 from nasforge.run.experiment import Experiment
-from nasforge.run.journal_file import JournalReader, journal_path
-from nasforge.run.spec import ExperimentSpec, spec_differences
+from nasforge.run.spec import ExperimentSpec
 from tests.core.flow_plugin import DATASET, SPACE, STRATEGY, flow_registry
 
 REGISTRY = get_registry()
 
 
-# --- the single --dataset keeps its meaning; the explicit fields say which it is ------------
+# --- the one --dataset keeps its meaning; the explicit fields say which it is ---------------
 @pytest.mark.parametrize(
     ("args", "field"),
     [
@@ -29,7 +28,7 @@ REGISTRY = get_registry()
 )
 def test_dataset_means_what_it_meant(args: tuple, field: str) -> None:
     spec = api.build_spec(*args, dataset="gaussian")
-    assert spec.dataset is None and getattr(spec, field) == "gaussian"
+    assert getattr(spec, field) == "gaussian"
     explicit = api.build_spec(*args, **{field: "gaussian"})
     assert explicit == spec
 
@@ -51,57 +50,6 @@ def test_one_name_given_twice_differently_is_refused() -> None:
 def test_an_evaluator_option_dataset_still_names_a_one_shot_runs_evaluator_dataset() -> None:
     spec = api.build_spec("nb201", "darts", "nb201-table", evaluator_options={"dataset": "cifar100"})
     assert spec.evaluator_dataset(REGISTRY) == "cifar100" and spec.train_data == defaults.TRAINING_DATASET
-
-
-# --- older journals -----------------------------------------------------------------------
-def _to_old_form(run_dir, *, dataset: str) -> None:
-    """Rewrite a journal's header spec as the code before the split wrote it."""
-    path = journal_path(run_dir)
-    lines = path.read_text().splitlines(keepends=True)
-    header = json.loads(lines[0])
-    spec = header["spec"]
-    for key in ("train_data", "benchmark_dataset"):
-        spec.pop(key)
-    spec["dataset"] = dataset
-    lines[0] = json.dumps(header) + "\n"
-    path.write_text("".join(lines))
-
-
-def test_an_older_ask_tell_journal_resumes_to_the_same_run(tmp_path) -> None:
-    full = api.search("nb201", "rea", trials=12, seed=4, benchmark_dataset="cifar100", run_dir=tmp_path / "a")
-    api.search("nb201", "rea", trials=12, seed=4, benchmark_dataset="cifar100", run_dir=tmp_path / "b")
-    _to_old_form(tmp_path / "b", dataset="cifar100")
-    path = journal_path(tmp_path / "b")
-    path.write_text("".join(path.read_text().splitlines(keepends=True)[:6]))  # header + 5 trials
-    assert JournalReader.of_run(tmp_path / "b").header["spec"]["dataset"] == "cifar100"
-    resumed = api.resume(tmp_path / "b")
-    assert [t.genotype for t in resumed.history] == [t.genotype for t in full.history]
-    assert [t.result for t in resumed.history] == [t.result for t in full.history]
-    # the same search described explicitly, in the old journal's directory, is the same run
-    again = api.search(
-        "nb201", "rea", trials=12, seed=4, benchmark_dataset="cifar100", run_dir=tmp_path / "b"
-    )
-    assert again.best == full.best
-
-
-def test_an_older_one_shot_journal_restarts_on_the_data_it_named(tmp_path) -> None:
-    tiny = {"supernet": {"C": 4, "N": 1}, "epochs": 1, "max_batches": 2, "batch_size": 16}
-    kwargs = {"train_data": "digits", "strategy_options": tiny, "seed": 1}
-    api.search("nb201", "darts", run_dir=tmp_path, **kwargs)
-    _to_old_form(tmp_path, dataset="digits")
-    path = journal_path(tmp_path)
-    path.write_text(path.read_text().splitlines(keepends=True)[0])  # killed before its first epoch
-    resumed = api.resume(tmp_path)
-    assert resumed.best == api.search("nb201", "darts", **kwargs).best
-
-
-def test_specs_are_compared_resolved() -> None:
-    old = {**api.build_spec(benchmark_dataset="cifar100").to_json(), "dataset": "cifar100"}
-    del old["benchmark_dataset"], old["train_data"]
-    new = api.build_spec(benchmark_dataset="cifar100")
-    assert spec_differences(old, new, REGISTRY) == []
-    assert spec_differences({**old, "dataset": "cifar10"}, new, REGISTRY) == ["benchmark_dataset"]
-    assert spec_differences("not a spec", new, REGISTRY) == sorted(new.to_json())
 
 
 # --- the seed reaches the evaluator ----------------------------------------------------------

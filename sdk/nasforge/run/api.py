@@ -80,9 +80,9 @@ def build_spec(
     unless a budget is given). ``train_data`` is what networks train on (a one-shot
     search, an evaluator that trains; default digits): a dataset name or the path of a
     tensor file or image folder (recorded absolute), ``benchmark_dataset`` the
-    benchmark evaluator's dataset; ``dataset`` is the older single name, meaning the
-    training data of a one-shot run or a training evaluator and the benchmark dataset
-    otherwise. ``device`` (cpu, cuda, cuda:N) is the spec's field, handed to every component
+    benchmark evaluator's dataset; ``dataset`` (``--dataset``) is one name for either,
+    placed as the training data of a one-shot run or a training evaluator and as the
+    benchmark dataset otherwise. ``device`` (cpu, cuda, cuda:N) is the spec's field, handed to every component
     that takes one (one-shot strategies, evaluators that train, strategies that score
     networks) through the run context. A one-shot search's length is a strategy option
     (``epochs``), so a budget is refused. ``build_options`` ({"C": 8}): every network's.
@@ -104,7 +104,6 @@ def build_spec(
         strategy=strategy,
         evaluator=evaluator,
         budget=None,
-        dataset=dataset,
         seed=seed,
         space_options=space_options or {},
         strategy_options=strategy_options or {},
@@ -122,7 +121,7 @@ def build_spec(
     has_budget = trials is not None or seconds is not None or simulated_seconds is not None
     if spec.is_one_shot(registry):
         _refuse_ask_tell_settings(spec, has_budget)
-        spec = _with_default_data(spec.resolve(registry), registry)
+        spec = _with_default_data(_placed(spec, dataset, registry), registry)
         return _checked(_with_device(spec, device, registry), registry)
     if evaluator is None:
         chosen = defaults.default_evaluator(registry, spec.space)
@@ -141,7 +140,8 @@ def build_spec(
     )
     spec.check_strategy_goal(registry)  # before the evaluator is built: a plain refusal comes first
     return _checked(
-        _with_device(_with_default_data(spec.resolve(registry), registry), device, registry), registry
+        _with_device(_with_default_data(_placed(spec, dataset, registry), registry), device, registry),
+        registry,
     )
 
 
@@ -161,8 +161,28 @@ def _refuse_ask_tell_settings(spec: ExperimentSpec, has_budget: bool) -> None:
         raise NasforgeError(f"'{spec.strategy}' is one-shot: {what}")
 
 
+def _placed(
+    spec: ExperimentSpec, dataset: str | os.PathLike[str] | None, registry: Registry
+) -> ExperimentSpec:
+    """``spec`` with the one ``dataset`` (``--dataset``) in the field it means: the training
+    data of a one-shot run or of an evaluator that trains, else the benchmark dataset. The
+    same name given twice, differently, is refused."""
+    if dataset is None:
+        return spec
+    dataset = os.fspath(dataset)
+    field = (
+        "train_data" if spec.is_one_shot(registry) or spec.evaluator_trains(registry) else "benchmark_dataset"
+    )
+    given = getattr(spec, field)
+    if given is not None and given != dataset:
+        flag = field.replace("_", "-")
+        raise NasforgeError(f"--dataset {dataset} and --{flag} {given} disagree; give one of them")
+    placed: dict[str, Any] = {field: dataset}
+    return attrs.evolve(spec, **placed)
+
+
 def _with_default_data(spec: ExperimentSpec, registry: Registry) -> ExperimentSpec:
-    """The default datasets of :mod:`nasforge.run.defaults` where the (resolved) spec names none:
+    """The default datasets of :mod:`nasforge.run.defaults` where the spec names none:
     training data for a one-shot search or a training evaluator; the table's dataset for
     the default table evaluator (another evaluator keeps its own default). Training data
     named by a relative path is recorded absolute, so a resume elsewhere finds it."""

@@ -10,9 +10,8 @@ traceback from deep inside a plugin.
 A spec names two datasets apart: ``train_data``, what networks are trained on (a one-shot
 strategy's supernet, an evaluator that ``trains`` such as short-train), and
 ``benchmark_dataset``, the dataset of the benchmark an evaluator reports on (nb201-table's
-table column). Older specs, and ``--dataset``, hold one ``dataset`` whose meaning depends
-on the mode; :meth:`ExperimentSpec.resolve` turns it into the explicit form, so an old
-journal still resumes.
+table column). The command line's one ``--dataset`` is placed in one of them when the
+spec is made (:func:`nasforge.run.api.build_spec`); a spec itself is always explicit.
 
 What a component needs of the run itself (the seed, the registry, the device, loaded
 data) is one :class:`~nasforge.kernel.run_context.RunContext` (:meth:`ExperimentSpec.context`),
@@ -103,9 +102,6 @@ class ExperimentSpec:
     ``benchmark_dataset`` is a benchmark evaluator's dataset (nb201-table's column). The
     evaluator option ``dataset``, where given, names the evaluator's dataset directly.
 
-    ``dataset`` is the single name of older specs (and of ``--dataset``): the training
-    data of a one-shot run or of an evaluator that trains, else the benchmark dataset.
-
     ``objectives`` (``NAME:max|min``) and ``constraints`` (``NAME<=VALUE``, ``>=``) are
     what an ask/tell run optimises and obeys, as canonical text; none means the
     evaluator's own objective, unconstrained (what every spec before them meant, so
@@ -131,7 +127,6 @@ class ExperimentSpec:
     strategy: str = attrs.field(validator=typed)
     evaluator: str | None = attrs.field(validator=typed)
     budget: Budget | None = attrs.field(validator=typed)
-    dataset: str | None = attrs.field(default=None, converter=_data_name, validator=typed)
     seed: int = attrs.field(default=0, converter=_seed)
     space_options: dict[str, Any] = attrs.field(factory=dict, converter=as_dict)
     strategy_options: dict[str, Any] = attrs.field(factory=dict, converter=as_dict)
@@ -160,14 +155,12 @@ class ExperimentSpec:
 
     @classmethod
     def from_json(cls, data: Any) -> ExperimentSpec:
-        """The spec a journal header recorded; a hand-edited or foreign one fails in one line.
-
-        Older headers (one ``dataset``, no ``train_data``/``benchmark_dataset``) load as
-        they were written; :meth:`resolve` gives their explicit form.
-        """
+        """The spec a journal header recorded; a hand-edited or foreign one fails in one line."""
         if not isinstance(data, dict):
             raise NasforgeError(f"run spec must be an object, got {show(data)}")
         data = dict(data)
+        if data.get("dataset", "") is None:  # a field headers held, always empty, until 0.1.0
+            del data["dataset"]
         missing = [f.name for f in attrs.fields(cls) if f.default is attrs.NOTHING and f.name not in data]
         if missing:
             raise NasforgeError(f"run spec lacks {', '.join(repr(m) for m in missing)}")
@@ -197,29 +190,6 @@ class ExperimentSpec:
             return False
         return bool(getattr(registry.get("evaluator", self.evaluator), "trains", False))
 
-    def resolve(self, registry: Registry) -> ExperimentSpec:
-        """This spec with the single ``dataset`` moved to the field it means.
-
-        One-shot runs and evaluators that train read it as ``train_data``, every other
-        evaluator as ``benchmark_dataset``; an older ask/tell spec's evaluator option
-        ``dataset`` was never read, so it is dropped. Two names for one thing that
-        disagree are refused. Specs compare equal once resolved whichever form they were
-        written in, so a run resumes from an older journal.
-        """
-        if self.dataset is None:
-            return self
-        one_shot = self.is_one_shot(registry)
-        field: str = "train_data" if one_shot or self.evaluator_trains(registry) else "benchmark_dataset"
-        given = getattr(self, field)
-        if given is not None and given != self.dataset:
-            flag = field.replace("_", "-")
-            raise NasforgeError(f"--dataset {self.dataset} and --{flag} {given} disagree; give one of them")
-        evaluator_options = dict(self.evaluator_options)
-        if not one_shot:
-            evaluator_options.pop("dataset", None)
-        moved: dict[str, Any] = {field: self.dataset}
-        return attrs.evolve(self, dataset=None, evaluator_options=evaluator_options, **moved)
-
     def evaluator_dataset(self, registry: Registry) -> str | None:
         """The ``dataset`` the evaluator is built with.
 
@@ -228,10 +198,9 @@ class ExperimentSpec:
         evaluator that trains, the benchmark dataset for any other. A benchmark dataset
         named twice, differently, is refused.
         """
-        spec = self.resolve(registry)
-        trains = spec.evaluator_trains(registry)
-        chosen = spec.train_data if trains else spec.benchmark_dataset
-        option = spec.evaluator_options.get("dataset")
+        trains = self.evaluator_trains(registry)
+        chosen = self.train_data if trains else self.benchmark_dataset
+        option = self.evaluator_options.get("dataset")
         if option is None:
             return chosen
         if not isinstance(option, str):
@@ -352,7 +321,7 @@ class ExperimentSpec:
         """The run's training data (None if it names none): ``given`` for data the caller
         holds in memory, else loaded by name or path with the run's seed
         (:mod:`nasforge.run.run_data`)."""
-        name = self.resolve(registry).train_data
+        name = self.train_data
         if name is None:
             return None
         return load_training_data(name, registry=registry, seed=self.seed, given=given)
@@ -360,11 +329,10 @@ class ExperimentSpec:
     def evaluator_uses_train_data(self, registry: Registry) -> bool:
         """Whether the evaluator trains on the run's training data, so the run hands it
         the data it loaded (an evaluator given its own dataset by option loads that)."""
-        spec = self.resolve(registry)
         return (
-            spec.train_data is not None
-            and spec.evaluator_trains(registry)
-            and spec.evaluator_dataset(registry) == spec.train_data
+            self.train_data is not None
+            and self.evaluator_trains(registry)
+            and self.evaluator_dataset(registry) == self.train_data
         )
 
     def build_evaluator(
@@ -383,7 +351,7 @@ class ExperimentSpec:
             raise NasforgeError("no evaluator named")
         evaluator_cls = registry.evaluator(self.evaluator)
         chosen = dataset if dataset is not None else self.evaluator_dataset(registry)
-        options = {k: v for k, v in self.resolve(registry).evaluator_options.items() if k != "dataset"}
+        options = {k: v for k, v in self.evaluator_options.items() if k != "dataset"}
         return build_component(
             "evaluator",
             evaluator_cls,
@@ -396,19 +364,12 @@ class ExperimentSpec:
 
 
 def spec_differences(recorded: Any, spec: ExperimentSpec, registry: Registry) -> list[str]:
-    """The settings in which a journal's recorded spec differs from ``spec`` (sorted names).
-
-    Both are compared resolved, so a journal written with the older single ``dataset``
-    still matches the same run described explicitly; a spec whose names the registry does
-    not know (an Experiment built from unregistered instances) is compared as written. A
-    header that is no spec differs in everything.
-    """
+    """The settings in which a journal's recorded spec differs from ``spec`` (sorted names);
+    a header that is no spec differs in everything. (``registry`` is where the names of
+    both are looked up; the comparison is of what was written.)"""
     try:
         theirs = ExperimentSpec.from_json(recorded)
     except NasforgeError:
         return sorted(spec.to_json())
-    try:
-        mine_json, theirs_json = spec.resolve(registry).to_json(), theirs.resolve(registry).to_json()
-    except NasforgeError:
-        mine_json, theirs_json = spec.to_json(), theirs.to_json()
+    mine_json, theirs_json = spec.to_json(), theirs.to_json()
     return sorted(k for k in mine_json if theirs_json.get(k) != mine_json[k])

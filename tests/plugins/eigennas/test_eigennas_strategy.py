@@ -178,7 +178,7 @@ def _nb201_run(run_dir, metric: str = "eigennas_trace"):
         evaluator=evaluator.name,
         budget=Budget(trials=100),
         strategy_options=options,
-        dataset="cifar100",
+        benchmark_dataset="cifar100",
     )
     strategy = EigenNas(space, objective=evaluator.objective, seed=0, registry=registry, **options)
     exp = Experiment(space, strategy, evaluator, spec, run_dir=run_dir, progress=False, registry=registry)

@@ -105,7 +105,7 @@ def _trained_on(spec: ExperimentSpec, registry: Registry) -> str | None:
     """The data the run's networks trained on: its evaluator's dataset where that evaluator
     trains, else a one-shot search's training data; None for a run on a benchmark table."""
     if spec.is_one_shot(registry):
-        return spec.resolve(registry).train_data
+        return spec.train_data
     if spec.evaluator is not None and spec.evaluator_trains(registry):
         return spec.evaluator_dataset(registry)
     return None
