@@ -117,7 +117,12 @@ def test_a_short_train_search_on_it(cli, tmp_path) -> None:
     )  # fmt: skip
     assert run.json()["trials"] == 2
     header = json.loads((tmp_path / "r" / "journal.jsonl").read_text().splitlines()[0])
-    assert header["data"] == {"name": "mnist1d", "digest": load_mnist1d().digest(), "shape": [1, 1, 40]}
+    assert header["data"] == {
+        "name": "mnist1d",
+        "digest": load_mnist1d().digest(),
+        "shape": [1, 1, 40],
+        "classes": 10,
+    }
 
 
 @pytest.mark.slow

@@ -102,7 +102,7 @@ def test_a_one_shot_run_uses_the_registry_and_fires_the_hooks(tmp_path) -> None:
     assert run.data.name == DATASET and run.evaluation is not None
     assert [t.index for _, t in recorder.trials] == [0, 1, 2]
     ((search, outcome),) = recorder.ends
-    assert isinstance(search, OneShotSearch) and outcome is run.outcome
+    assert isinstance(search, OneShotSearch) and outcome == run.outcome  # a copy of it: hooks cannot edit it
     assert search.registry is registry and search.spec == spec and search.space.name == SPACE
     assert isinstance(search.strategy, FlowOneShot)
     assert search.strategy.registry is registry and search.strategy.data is run.data

@@ -209,10 +209,10 @@ def score(
         for text, row in zip(scores.texts(), scores.table.rows, strict=True):
             view.add_row(text, *[_cell(row[m]) for m in scores.table.metrics])
         out_console.print(view)
-    _exit_if_unbuilt(scores.failed(), len(scores.table.genotypes))
+    _exit_if_unbuilt(ctx, scores.failed(), len(scores.table.genotypes))
 
 
-def _exit_if_unbuilt(failed: list[dict[str, Any]], total: int) -> None:
+def _exit_if_unbuilt(ctx: typer.Context, failed: list[dict[str, Any]], total: int) -> None:
     """Each network that could not be built on stderr, then the count, and exit status 1:
     the scores of the others are printed, and a script sees that some are missing."""
     if not failed:
@@ -229,7 +229,7 @@ def _exit_if_unbuilt(failed: list[dict[str, Any]], total: int) -> None:
         highlight=False,
         soft_wrap=True,
     )
-    raise typer.Exit(1)
+    ctx.exit(1)
 
 
 def _cell(score: MetricScore) -> str:
