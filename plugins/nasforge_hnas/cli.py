@@ -18,12 +18,8 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from nasforge.kernel.datasets import load_dataset, network_options
 from nasforge.kernel.errors import NasforgeError
 from nasforge.run import defaults
-from nasforge.run.budget import Budget
-from nasforge.run.experiment import Experiment
-from nasforge.run.spec import ExperimentSpec
 from nasforge.tools.cli.common_options import (
     ExecutorOptionList,
     Quiet,
@@ -33,9 +29,6 @@ from nasforge.tools.cli.common_options import (
 )
 from nasforge.tools.cli.options import parse_options
 from nasforge.tools.cli.output import err_console, out_console, print_json
-from nasforge.tools.export import export_bundle
-from nasforge.tools.scoring import make_sweep_executor
-from nasforge_hnas.pool import PoolScorer
 
 
 def hnas(
@@ -75,6 +68,15 @@ def hnas(
     --executor process --workers N scores the pool (HNAS's dominant cost) on N cores; the
     BO steps stay sequential, and the scores (and so the search) are the same.
     """
+    # torch and the run load here, not for --help
+    from nasforge.kernel.datasets import load_dataset, network_options
+    from nasforge.run.budget import Budget
+    from nasforge.run.experiment import Experiment
+    from nasforge.run.spec import ExperimentSpec
+    from nasforge.tools.export import export_bundle
+    from nasforge.tools.scoring import make_sweep_executor
+    from nasforge_hnas.pool import PoolScorer
+
     registry = command_registry(ctx)
     build = parse_options(build_option)
     strategy_options: dict[str, Any] = {"steps": steps, "build": dict(build)}

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from nasforge.kernel.hookspecs import hookimpl
 from nasforge.kernel.plugin_command import PluginCommand
-from nasforge_hnas.strategy import Hnas
 
 
 @hookimpl
 def nasforge_register_strategies() -> list[type]:
+    from nasforge_hnas.strategy import Hnas
+
     return [Hnas]
 
 

@@ -111,7 +111,8 @@ def test_slow_data_loading_is_said_and_a_quick_refusal_stays_one_line(cli, tmp_p
         tmp_path / "r",
         ok=True,
     )
-    assert "loading the training data" in run.err.splitlines()[0]
+    first, second = run.err.splitlines()[:2]  # the run directory, then the slow load
+    assert f"journaling to {tmp_path / 'r'}" in first and "loading the training data" in second
     monkeypatch.setattr(training_data, "load_dataset", real)
     monkeypatch.setattr(training_data, "SAY_LOADING_AFTER", 2.0)
     (tmp_path / "bad.npz").write_bytes(b"")

@@ -28,7 +28,6 @@ from nasforge.kernel.context_fields import (
     run_call,
 )
 from nasforge.kernel.errors import NasforgeError, OptionError
-from nasforge.kernel.one_shot import OneShotStrategy
 from nasforge.kernel.option_types import check_options, first_line
 from nasforge.kernel.run_context import ContextError, RunContext, build_from_context
 
@@ -121,6 +120,10 @@ def context_fields_of(kind: str, cls: Any) -> frozenset[str]:
 
 
 def _one_shot(cls: Any) -> bool:
+    # imported here: the contract brings torch, and the executors (whose module imports
+    # this one) are listed by the command line before anything runs
+    from nasforge.kernel.one_shot import OneShotStrategy
+
     return isinstance(cls, type) and issubclass(cls, OneShotStrategy)
 
 

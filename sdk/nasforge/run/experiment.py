@@ -246,7 +246,10 @@ class Experiment:
                 self.stopped = replay.stopped
             full = [t for t in self.trials if at_full(t, max_fidelity(self.evaluator))] or self.trials
             outcome = outcome_of(self, loop.best, full)
-            journal.end(end_record(self, outcome))
+            record = end_record(self, outcome)
+            if loop.asker.ended is not None:  # why it ended before its budget, in words
+                record["ended"] = loop.asker.ended
+            journal.end(record)
         finally:
             self.executor.close()  # also when refused or failed: no pool is left behind
             journal.close(told_any=bool(self.trials))

@@ -19,15 +19,17 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pluggy
 
 from nasforge.kernel import hookspecs
 from nasforge.kernel.errors import NasforgeError
-from nasforge.kernel.outcome import SearchOutcome
 from nasforge.kernel.registry import KINDS, Registry
 from nasforge.kernel.result import Trial
+
+if TYPE_CHECKING:  # the outcome holds an ensemble (torch); the command line's logging imports this
+    from nasforge.kernel.outcome import SearchOutcome
 
 #: The logger of a run's start and end records.
 logger = logging.getLogger("nasforge.run")
@@ -35,7 +37,7 @@ logger = logging.getLogger("nasforge.run")
 EVENT_KEY = "nasforge_event"
 
 TrialCallback = Callable[[Trial], None]
-EndCallback = Callable[[SearchOutcome], None]
+EndCallback = Callable[["SearchOutcome"], None]
 #: The event hooks a run's own hook objects may implement.
 EVENT_HOOKS = ("nasforge_trial_end", "nasforge_should_stop", "nasforge_search_end")
 
