@@ -73,7 +73,7 @@ def _global_options(
         typer.Option(
             min=1,
             envvar="NASFORGE_THREADS",
-            help="torch CPU threads. On a busy or 2-core machine 1 is often several times faster.",
+            help="torch CPU threads (default: 1 on up to 2 CPUs, else half of them).",
         ),
     ] = None,
     log_level: Annotated[
@@ -98,10 +98,11 @@ def _global_options(
         level = logging.WARNING
     log_output.set_level(level)
     set_running_command(ctx.invoked_subcommand)  # what a --json document's schema names
-    if threads is not None:
-        import torch
+    import torch  # here: a command runs (help and usage errors ended before torch)
 
-        torch.set_num_threads(threads)
+    from nasforge.run.threads import default_threads
+
+    torch.set_num_threads(threads if threads is not None else default_threads())
 
 
 def main(argv: list[str] | None = None) -> NoReturn:
