@@ -13,6 +13,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 CONTRACTS = (
     "nasforge",
     "nasforge.kernel.strategy",
@@ -42,6 +44,7 @@ def test_the_contracts_import_without_torch() -> None:
     assert found == []
 
 
+@pytest.mark.slow
 def test_torch_loads_when_it_is_used() -> None:
     """The lazy imports change nothing a user sees: tensors come out, ``Batch`` is the pair."""
     found = _fresh(

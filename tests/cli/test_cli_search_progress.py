@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 
 import numpy as np
+import pytest
 from rich.console import Console
 
 from nasforge.run.run_progress import RunProgress
@@ -39,6 +40,7 @@ def test_a_short_train_search_reports_trials_up_front_and_epochs_within_trials(
     assert ends and within[0] < ends[0], "progress within the first trial comes before its end"
 
 
+@pytest.mark.slow
 def test_a_resumed_run_says_how_many_trials_were_done_before(cli, tmp_path) -> None:
     argv = [
         "search",

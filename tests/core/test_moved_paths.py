@@ -27,6 +27,7 @@ def test_the_old_paths_go_in_0_3() -> None:
     assert REMOVED_IN == "0.3"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("old", sorted(_moved.MOVED))
 def test_an_old_module_path_is_the_new_module(old: str) -> None:
     new = importlib.import_module(_moved.MOVED[old])

@@ -118,6 +118,7 @@ POOL_OPTIONS: dict[str, Any] = {
 }
 
 
+@pytest.mark.slow
 def test_hnas_scores_its_pool_with_the_runs_registry(registry: Registry) -> None:
     spec = ExperimentSpec(
         space=SPACE,
@@ -146,6 +147,7 @@ def test_hnas_without_a_registry_cannot_see_the_callers_components() -> None:
         strategy.scorer  # noqa: B018 (the metric is resolved when the scorer is made)
 
 
+@pytest.mark.slow
 def test_a_pool_scored_through_a_registry_scores_as_before(registry: Registry) -> None:
     """Same numbers whichever registry resolves the same components: no result changed."""
     space = FlowSpace()
@@ -165,6 +167,7 @@ def _hnas_app() -> typer.Typer:
     return app
 
 
+@pytest.mark.slow
 def test_nasforge_hnas_runs_with_the_invocations_registry(registry: Registry, tmp_path) -> None:
     run = tmp_path / "run"
     args = ["hnas", "--space", SPACE, "--evaluator", "short-train", "--dataset", DATASET, "--steps", "2"]
@@ -186,6 +189,7 @@ def test_nasforge_hnas_runs_with_the_invocations_registry(registry: Registry, tm
 
 
 # --- DARTS: darts-compare -------------------------------------------------------------------
+@pytest.mark.slow
 def test_darts_compare_runs_with_the_invocations_registry(registry: Registry) -> None:
     app = typer.Typer()
     app.command("darts-compare")(darts_compare)
@@ -203,6 +207,7 @@ def test_darts_compare_runs_with_the_invocations_registry(registry: Registry) ->
 
 
 # --- zerocost: validation and the rank ensemble ---------------------------------------------
+@pytest.mark.slow
 def test_the_validation_entry_point_passes_its_registry_down(
     registry: Registry, monkeypatch, tmp_path
 ) -> None:

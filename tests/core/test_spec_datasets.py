@@ -84,6 +84,7 @@ def test_an_older_ask_tell_journal_resumes_to_the_same_run(tmp_path) -> None:
     assert again.best == full.best
 
 
+@pytest.mark.slow
 def test_an_older_one_shot_journal_restarts_on_the_data_it_named(tmp_path) -> None:
     tiny = {"supernet": {"C": 4, "N": 1}, "epochs": 1, "max_batches": 2, "batch_size": 16}
     kwargs = {"train_data": "digits", "strategy_options": tiny, "seed": 1}
@@ -125,6 +126,7 @@ def _losses(experiment: Experiment) -> list[float]:
     return [t.result.metadata["train_loss"] for t in experiment.trials]
 
 
+@pytest.mark.slow
 def test_the_seed_reaches_an_ask_tell_evaluator() -> None:
     registry = flow_registry()
     one, again, two = _short_train(1, registry), _short_train(1, registry), _short_train(2, registry)

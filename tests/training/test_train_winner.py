@@ -122,6 +122,7 @@ def test_search_train_export_and_onnxruntime_reproduces_the_reported_accuracy(cl
     assert torch_acc == pytest.approx(held["accuracy"])
 
 
+@pytest.mark.slow
 def test_mnist1d_search_train_export_reproduces_the_reported_accuracy(cli, tmp_path) -> None:
     pytest.importorskip("mnist1d")
     from nasforge.kernel.datasets import load_dataset
@@ -137,6 +138,7 @@ def test_mnist1d_search_train_export_reproduces_the_reported_accuracy(cli, tmp_p
     )
 
 
+@pytest.mark.slow
 def test_an_untrained_export_says_untrained(cli, tmp_path) -> None:
     search(cli, tmp_path / "run", image_npz(tmp_path / "blobs.npz"))
     cli("export", tmp_path / "run", "--out", tmp_path / "raw", ok=True)
@@ -182,6 +184,7 @@ class _Interrupted(Exception):
     pass
 
 
+@pytest.mark.slow
 def test_an_interrupted_training_continues_to_the_same_weights(tmp_path) -> None:
     space, g, data = _toy(tmp_path)
     recipe = TrainRecipe(epochs=5, batch_size=16)
@@ -228,6 +231,7 @@ def test_images_are_augmented_the_same_way_after_a_resume(tmp_path) -> None:
         assert torch.equal(a, b)
 
 
+@pytest.mark.slow
 def test_a_killed_cli_training_continues_to_the_same_weights(cli, tmp_path) -> None:
     """kill -9 of ``nasforge train`` in another process, then the same command again (here,
     in-process: a process start costs seconds), against an uninterrupted run."""

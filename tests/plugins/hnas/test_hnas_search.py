@@ -37,6 +37,7 @@ def _invoke(args: list[str]) -> dict:
     return json.loads(result.stdout)
 
 
+@pytest.mark.slow
 def test_search_strategy_hnas_is_the_hnas_command(tmp_path) -> None:
     torch.set_num_threads(1)
     table = ["--evaluator", "nb201-table", "--dataset", "cifar10"]
@@ -79,6 +80,7 @@ def test_the_hnas_command_says_it_is_deprecated(tmp_path) -> None:
     assert "--executor" not in line  # in-process: nothing to say
 
 
+@pytest.mark.slow
 def test_the_deprecation_line_keeps_where_the_pool_is_scored(tmp_path) -> None:
     args = ["hnas", "--evaluator", "nb201-table", "--dataset", "cifar10", "--steps", "2", *BUILD, *SMALL]
     where = ["--executor", "process", "--workers", "2"]

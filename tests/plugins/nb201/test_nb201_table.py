@@ -70,6 +70,7 @@ def test_resnet_cell_matches_the_paper() -> None:
 
 
 # --- the loader against the file -----------------------------------------------------------------
+@pytest.mark.slow
 def test_every_number_matches_the_file(shipped_rows, csv_column) -> None:
     table = load_table()
     assert len(table) == len(shipped_rows) == 15_625
@@ -157,6 +158,7 @@ def _with_field(line: str, column: str, value: str) -> str:
     return ",".join(fields)
 
 
+@pytest.mark.slow
 def test_corrupt_files_are_refused() -> None:
     with pytest.raises(NasforgeError, match="gzip"):
         parse_table(b"not gzip")
@@ -181,6 +183,7 @@ def test_corrupt_files_are_refused() -> None:
         _parse([header, _with_field(first, "arch", "|conv~0|+|none~0|none~1|+|none~0|none~1|none~2|"), *rest])
 
 
+@pytest.mark.slow
 def test_import_and_discovery_do_not_read_the_table() -> None:
     code = (
         "import nasforge, nasforge_nb201\n"

@@ -57,7 +57,7 @@ def resolve_genotype(
             "{member} picks a member of a run's Pareto front: give a run directory",
             member=MEMBER,
         )
-    if kind is PathKind.MISSING and looks_like_a_path(source):
+    if kind is PathKind.MISSING and looks_like_a_path(source) and Path(source).suffix != ".safetensors":
         raise NasforgeError(
             f"no such run directory or genotype file: {source} (a genotype string has no '/'; "
             "a run directory is what `nasforge search` printed first)"
