@@ -36,6 +36,9 @@ from nasforge.kernel.registry import PLUGINS_ENV
 from tests.cli_run import CliRun, run_cli
 
 TOY_PLUGIN = "nasforge.kernel.testing.toy"
+# the command line's default threads depend on the machine: the suite runs every CLI
+# invocation, in this process and in subprocesses, on one thread as it runs itself
+os.environ.setdefault("NASFORGE_THREADS", "1")
 _PLUGINS = [name for name in os.environ.get(PLUGINS_ENV, "").split(",") if name]
 if TOY_PLUGIN not in _PLUGINS:
     os.environ[PLUGINS_ENV] = ",".join([*_PLUGINS, TOY_PLUGIN])

@@ -218,6 +218,7 @@ def _kill_run(tmp_path: Path, *, always: bool, asynchronous: bool, retries: int 
     return run
 
 
+@pytest.mark.slow
 def test_killed_pool_worker_is_replaced_and_its_trial_retried(tmp_path: Path) -> None:
     clean = api.search("toy", "random", "toy", trials=3, seed=1)
     genotypes = [t.genotype for t in clean.history]
@@ -262,6 +263,7 @@ def test_trial_that_keeps_killing_its_worker_fails_alone(tmp_path: Path) -> None
     assert len(run.outcome.history) == 8
 
 
+@pytest.mark.slow
 def test_cli_async_search_and_resume(cli: Any, tmp_path: Path) -> None:
     argv = ("--space", "toy", "--strategy", "rea", "--evaluator", "toy", "--budget-trials", "10")
     argv += ("--workers", "3", "--seed", "2", "-o", "population_size=5", "-o", "sample_size=2", "--quiet")

@@ -59,6 +59,7 @@ def assert_close(got: dict[str, float], want: dict[str, float]) -> None:
         assert got[name] == pytest.approx(want[name], rel=1e-5, abs=1e-9), name
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chunk", [1, 3, 4, 7])
 def test_chunked_main_pass_equals_whole_batch(chunk: int) -> None:
     whole = passes_for(net(train=False))

@@ -179,6 +179,7 @@ def test_search_joined_by_address_has_the_in_process_journal(tmp_path: Path) -> 
     assert header["spec"]["executor"] == "ray"
 
 
+@pytest.mark.slow
 def test_unreachable_address_is_one_line() -> None:
     pytest.importorskip("ray")
     port = _free_port()  # nothing listens on it

@@ -5,14 +5,13 @@ that gives them is pinned: the six zero-cost proxies cost one forward of the net
 five of them plus synflow's own float64 pass (the reference runs seven forwards, GraSP's
 twice, on a fresh deep copy per metric), and the scores are the reference code's own
 numbers on the same networks and batch (the peer code is imported by this test only,
-skipped where the checkout lacks it).
+which is marked ``peer``: it needs ``shared/`` beside the checkout, and fails without it).
 """
 
 from __future__ import annotations
 
 import sys
 import types
-from pathlib import Path
 
 import pytest
 import torch
@@ -22,6 +21,7 @@ from torch import nn
 from nasforge import MetricContext, get_registry
 from nasforge.tools.scoring import SharedPasses, score_model
 from nasforge_zerocost.catalogue import BY_NAME
+from tests.peer_files import peer_path
 
 SIX = ("grad_norm", "snip", "grasp", "fisher", "jacob_cov", "synflow")
 ARCHS = (
@@ -29,7 +29,6 @@ ARCHS = (
     "|nor_conv_1x1~0|+|nor_conv_3x3~0|nor_conv_3x3~1|+|skip_connect~0|avg_pool_3x3~1|nor_conv_1x1~2|",
     "|avg_pool_3x3~0|+|nor_conv_3x3~0|none~1|+|nor_conv_3x3~0|skip_connect~1|nor_conv_3x3~2|",
 )
-REFERENCE = Path(__file__).resolve().parents[1] / ".." / "shared" / "peers" / "zero-cost-nas"
 
 
 def net(arch: str) -> nn.Module:
@@ -67,16 +66,16 @@ def test_main_pass_runs_once_with_every_tap_and_times_its_phases() -> None:
 
 @pytest.fixture(scope="module")
 def reference_measures() -> types.ModuleType:
-    if not (REFERENCE / "foresight").is_dir():
-        pytest.skip("the zero-cost-nas peer code is not in this checkout")
-    sys.path.insert(0, str(REFERENCE.resolve()))
+    reference = peer_path("peers", "zero-cost-nas", "foresight").parent
+    sys.path.insert(0, str(reference.resolve()))
     try:
         from foresight.pruners import measures
     finally:
-        sys.path.remove(str(REFERENCE.resolve()))
+        sys.path.remove(str(reference.resolve()))
     return measures
 
 
+@pytest.mark.peer
 @pytest.mark.filterwarnings("ignore")  # the reference's deprecated backward hooks
 @pytest.mark.parametrize("arch", ARCHS)
 def test_scores_are_the_reference_codes(reference_measures: types.ModuleType, arch: str) -> None:

@@ -154,6 +154,7 @@ def test_a_failed_chunk_fails_the_sweep_in_one_line() -> None:
 
 
 # --- identical scores, shared cache -----------------------------------------------------------
+@pytest.mark.slow
 def test_process_pool_scores_equal_in_process_and_share_the_cache(pool: ProcessSweep, tmp_path: Path) -> None:
     space = ToySpace()
     cells = sample_genotypes(space, 9, seed=1)
@@ -239,6 +240,7 @@ TOY = ["--space", "toy", "--evaluator", "toy", "-m", "synflow", "--build-option"
 TOY += ["--batch-size", "4", "--no-cache"]
 
 
+@pytest.mark.slow
 def test_correlate_all_scores_every_cell_with_json_untouched_by_the_bar() -> None:
     code, out, err = run_main("correlate", *TOY, "--all", "--json")  # the bar is on (no -q)
     assert code == 0, err
@@ -366,6 +368,7 @@ print(all(a[m].value == b[m].value for a, b in zip(here.rows, there.rows) for m 
 """
 
 
+@pytest.mark.slow
 def test_a_fresh_process_forks_its_workers_and_they_score_alike() -> None:
     """A command line that has only imported torch forks its workers (no start-up cost)."""
     import subprocess
@@ -375,6 +378,7 @@ def test_a_fresh_process_forks_its_workers_and_they_score_alike() -> None:
     assert out.stdout.split() == ["fork", "True"], out.stderr
 
 
+@pytest.mark.slow
 def test_a_process_with_threads_spawns_its_workers() -> None:
     """A thread started since import (an OpenMP pool, a helper) could hold a lock a fork
     copies: such a process spawns."""
@@ -433,6 +437,7 @@ print(all(by == parent for by, _ in out), all(pid != parent for _, pid in out))
 """
 
 
+@pytest.mark.slow
 def test_a_forked_pool_inherits_what_the_chunk_function_prepared() -> None:
     """A pool made on a sweep's first chunk calls ``fn(job, [])`` in the parent before it
     forks: the workers start with the network factory instead of each making one."""
@@ -443,6 +448,7 @@ def test_a_forked_pool_inherits_what_the_chunk_function_prepared() -> None:
     assert out.stdout.split() == ["True", "True"], out.stderr
 
 
+@pytest.mark.slow
 def test_prepare_is_skipped_where_workers_are_spawned() -> None:
     calls: list[int] = []
     stop = threading.Event()

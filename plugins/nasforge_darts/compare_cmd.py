@@ -14,7 +14,6 @@ import json
 from pathlib import Path
 from typing import Annotated, Any
 
-import torch
 import typer
 from rich.table import Table
 
@@ -24,7 +23,6 @@ from nasforge.run import defaults
 from nasforge.tools.cli.common_options import command_registry
 from nasforge.tools.cli.options import parse_options
 from nasforge.tools.cli.output import json_document, out_console, print_json
-from nasforge_darts.table_compare import TABLE_DATASETS, compare_on_table, summarise, without_zero_rows
 
 
 def darts_compare(
@@ -68,6 +66,10 @@ def darts_compare(
     (10x DARTS's architecture lr over 150 epochs of 14 digits batches = DARTS's CIFAR-10
     architecture movement; benchmarks/darts_skip_nb201.py).
     """
+    import torch  # here, not for --help
+
+    from nasforge_darts.table_compare import TABLE_DATASETS, compare_on_table, summarise, without_zero_rows
+
     registry = command_registry(ctx)
     for kind, name in (("space", space), ("evaluator", evaluator), ("dataset", dataset)):
         registry.get(kind, name)  # an unknown name is one line now, not after the first search

@@ -17,24 +17,21 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import torch
 import typer
 
-from nasforge.kernel.device import resolve_device
 from nasforge.kernel.errors import NasforgeError
 from nasforge.kernel.files import atomic_write_text
-from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.registry import Registry
 from nasforge.tools.cli.common_options import Quiet, command_registry
 from nasforge.tools.cli.options import parse_options
 from nasforge.tools.cli.output import err_console, json_document, out_console, print_json
-from nasforge.tools.export import resolve_genotype
-from nasforge_darts.cifar_local import BATCHES_DIR, ImageSplits, load_cifar10
-from nasforge_darts.eval_trainer import digits_splits, train_derived, train_settings
 from nasforge_darts.published import PUBLISHED
-from nasforge_darts.space import DartsSpace
+
+if TYPE_CHECKING:  # torch and the networks load when the command runs, not for --help
+    from nasforge.kernel.genotype import Genotype
+    from nasforge_darts.cifar_local import ImageSplits
 
 DATASETS = ("digits", "cifar10")
 #: The preset each dataset gets unless --preset says otherwise.
@@ -50,6 +47,9 @@ def published_names() -> list[str]:
 def resolve_darts_genotype(source: str, registry: Registry | None = None) -> Genotype:
     """A DARTS-space genotype from a published name (any case, '-' or '_'), a genotype
     string, a ``.safetensors`` genotype file or a run directory (its best)."""
+    from nasforge.tools.export import resolve_genotype
+    from nasforge_darts.space import DartsSpace
+
     key = source.strip().upper().replace("-", "_")
     if key in PUBLISHED:
         return DartsSpace().parse(PUBLISHED[key])
@@ -75,6 +75,9 @@ def _exists(source: str) -> bool:
 
 def load_data(dataset: str, data_dir: Path | None, *, limit: int | None = None) -> ImageSplits:
     """The dataset's training and test images (digits needs no directory)."""
+    from nasforge_darts.cifar_local import load_cifar10
+    from nasforge_darts.eval_trainer import digits_splits
+
     if dataset == "digits":
         if data_dir is not None:
             raise NasforgeError("--data-dir is for --dataset cifar10 (digits ships with scikit-learn)")
@@ -98,7 +101,7 @@ def darts_train(
     data_dir: Annotated[
         Path | None,
         typer.Option(
-            help=f"CIFAR-10's {BATCHES_DIR} directory, or the one holding it "
+            help="CIFAR-10's cifar-10-batches-py directory, or the one holding it "
             "(default: $NASFORGE_DATA, else ~/.nasforge/data). Never downloaded."
         ),
     ] = None,
@@ -133,6 +136,11 @@ def darts_train(
     Example (GPU): nasforge darts-train --genotype DARTS-V2 --dataset cifar10
     --data-dir ~/data/cifar-10-batches-py --preset paper --device cuda --out runs/darts-v2
     """
+    import torch
+
+    from nasforge.kernel.device import resolve_device
+    from nasforge_darts.eval_trainer import train_derived, train_settings
+
     registry = command_registry(ctx)
     if dataset not in DATASETS:
         raise NasforgeError(f"unknown --dataset {dataset!r} (choose from {', '.join(DATASETS)})")

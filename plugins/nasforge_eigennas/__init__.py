@@ -12,17 +12,51 @@
 - :class:`EigenNas` (strategy ``eigennas``): score a pool, evaluate the top-k, keep the best.
 """
 
-from nasforge_eigennas.activations import ACTIVATIONS, ActivationSet
-from nasforge_eigennas.bounds import Bounds, theorem1, theorem2
-from nasforge_eigennas.constants import beta1, beta2, beta3, hermite_coefficient, mu1, variance_bound
-from nasforge_eigennas.kernel_recursion import analytic_ntk, ntk_diagonal
-from nasforge_eigennas.metrics import EigenNasOutputTrace, EigenNasTrace, InfiniteWidthTrace
-from nasforge_eigennas.network import MLPNetwork
-from nasforge_eigennas.pool import draw_candidates, score_candidates
-from nasforge_eigennas.settings import ScoreSettings
-from nasforge_eigennas.space import MLPResSpace
-from nasforge_eigennas.strategy import EigenNas
-from nasforge_eigennas.supernet import MLPSupernet
+from typing import TYPE_CHECKING
+
+from nasforge.kernel.lazy_package import lazy_package
+
+if TYPE_CHECKING:  # the names with their types; at run time each loads on first use
+    from nasforge_eigennas.activations import ACTIVATIONS, ActivationSet
+    from nasforge_eigennas.bounds import Bounds, theorem1, theorem2
+    from nasforge_eigennas.constants import beta1, beta2, beta3, hermite_coefficient, mu1, variance_bound
+    from nasforge_eigennas.kernel_recursion import analytic_ntk, ntk_diagonal
+    from nasforge_eigennas.metrics import EigenNasOutputTrace, EigenNasTrace, InfiniteWidthTrace
+    from nasforge_eigennas.network import MLPNetwork
+    from nasforge_eigennas.pool import draw_candidates, score_candidates
+    from nasforge_eigennas.settings import ScoreSettings
+    from nasforge_eigennas.space import MLPResSpace
+    from nasforge_eigennas.strategy import EigenNas
+    from nasforge_eigennas.supernet import MLPSupernet
+else:
+    lazy_package(
+        __name__,
+        {
+            "ACTIVATIONS": "nasforge_eigennas.activations",
+            "ActivationSet": "nasforge_eigennas.activations",
+            "Bounds": "nasforge_eigennas.bounds",
+            "theorem1": "nasforge_eigennas.bounds",
+            "theorem2": "nasforge_eigennas.bounds",
+            "beta1": "nasforge_eigennas.constants",
+            "beta2": "nasforge_eigennas.constants",
+            "beta3": "nasforge_eigennas.constants",
+            "hermite_coefficient": "nasforge_eigennas.constants",
+            "mu1": "nasforge_eigennas.constants",
+            "variance_bound": "nasforge_eigennas.constants",
+            "analytic_ntk": "nasforge_eigennas.kernel_recursion",
+            "ntk_diagonal": "nasforge_eigennas.kernel_recursion",
+            "EigenNasOutputTrace": "nasforge_eigennas.metrics",
+            "EigenNasTrace": "nasforge_eigennas.metrics",
+            "InfiniteWidthTrace": "nasforge_eigennas.metrics",
+            "MLPNetwork": "nasforge_eigennas.network",
+            "draw_candidates": "nasforge_eigennas.pool",
+            "score_candidates": "nasforge_eigennas.pool",
+            "ScoreSettings": "nasforge_eigennas.settings",
+            "MLPResSpace": "nasforge_eigennas.space",
+            "EigenNas": "nasforge_eigennas.strategy",
+            "MLPSupernet": "nasforge_eigennas.supernet",
+        },
+    )
 
 __all__ = [
     "ACTIVATIONS",

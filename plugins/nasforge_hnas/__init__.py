@@ -12,16 +12,45 @@ Its evaluator where no tabular benchmark exists, ``short-train``, is the core's 
 up in the registry).
 """
 
-from nasforge_hnas.acquisition import expected_improvement, upper_confidence_bound
-from nasforge_hnas.gp import ExactGP, GPSettings
-from nasforge_hnas.loop import HnasLoop, LoopSettings, Proposal
-from nasforge_hnas.parameterisation import MuNuPlane
-from nasforge_hnas.pool import PoolScorer, ScoredPool
-from nasforge_hnas.pool_cache import PoolCache
-from nasforge_hnas.pool_settings import M_TRACE, PoolSettings
-from nasforge_hnas.score import hnas_score
-from nasforge_hnas.settings import FLAT_OPTIONS, HnasSettings, PoolDraw
-from nasforge_hnas.strategy import Hnas
+from typing import TYPE_CHECKING
+
+from nasforge.kernel.lazy_package import lazy_package
+
+if TYPE_CHECKING:  # the names with their types; at run time each loads on first use
+    from nasforge_hnas.acquisition import expected_improvement, upper_confidence_bound
+    from nasforge_hnas.gp import ExactGP, GPSettings
+    from nasforge_hnas.loop import HnasLoop, LoopSettings, Proposal
+    from nasforge_hnas.parameterisation import MuNuPlane
+    from nasforge_hnas.pool import PoolScorer, ScoredPool
+    from nasforge_hnas.pool_cache import PoolCache
+    from nasforge_hnas.pool_settings import M_TRACE, PoolSettings
+    from nasforge_hnas.score import hnas_score
+    from nasforge_hnas.settings import FLAT_OPTIONS, HnasSettings, PoolDraw
+    from nasforge_hnas.strategy import Hnas
+else:
+    lazy_package(
+        __name__,
+        {
+            "expected_improvement": "nasforge_hnas.acquisition",
+            "upper_confidence_bound": "nasforge_hnas.acquisition",
+            "ExactGP": "nasforge_hnas.gp",
+            "GPSettings": "nasforge_hnas.gp",
+            "HnasLoop": "nasforge_hnas.loop",
+            "LoopSettings": "nasforge_hnas.loop",
+            "Proposal": "nasforge_hnas.loop",
+            "MuNuPlane": "nasforge_hnas.parameterisation",
+            "PoolScorer": "nasforge_hnas.pool",
+            "ScoredPool": "nasforge_hnas.pool",
+            "PoolCache": "nasforge_hnas.pool_cache",
+            "M_TRACE": "nasforge_hnas.pool_settings",
+            "PoolSettings": "nasforge_hnas.pool_settings",
+            "hnas_score": "nasforge_hnas.score",
+            "FLAT_OPTIONS": "nasforge_hnas.settings",
+            "HnasSettings": "nasforge_hnas.settings",
+            "PoolDraw": "nasforge_hnas.settings",
+            "Hnas": "nasforge_hnas.strategy",
+        },
+    )
 
 __all__ = [
     "FLAT_OPTIONS",

@@ -5,9 +5,10 @@
 from __future__ import annotations
 
 from nasforge.kernel.hookspecs import hookimpl
-from nasforge_hnas.strategy import Hnas
 
 
 @hookimpl
 def nasforge_register_strategies() -> list[type]:
+    from nasforge_hnas.strategy import Hnas
+
     return [Hnas]

@@ -17,16 +17,11 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from nasforge.kernel.datasets import load_dataset
-from nasforge.kernel.device import resolve_device
 from nasforge.kernel.errors import NasforgeError
 from nasforge.run import defaults
 from nasforge.tools.cli.common_options import Device, Quiet, command_registry
 from nasforge.tools.cli.options import parse_options
 from nasforge.tools.cli.output import out_console, print_json
-from nasforge_insight.convergence import ProbeSettings
-from nasforge_insight.report import InsightSettings, run_insight
-from nasforge_insight.subjects import extreme_variants, labelled, resolve, with_op_variants, with_variants
 
 
 def _seeds(text: str) -> tuple[int, ...]:
@@ -99,6 +94,19 @@ def insight(
     Example: nasforge insight DARTS_V2 --variants 4 --build-option C=8 --build-option layers=5
     --build-option auxiliary=false --epochs 8 --out report/
     """
+    # torch and the probes load here, not for --help
+    from nasforge.kernel.datasets import load_dataset
+    from nasforge.kernel.device import resolve_device
+    from nasforge_insight.convergence import ProbeSettings
+    from nasforge_insight.report import InsightSettings, run_insight
+    from nasforge_insight.subjects import (
+        extreme_variants,
+        labelled,
+        resolve,
+        with_op_variants,
+        with_variants,
+    )
+
     registry = command_registry(ctx)
     data = load_dataset(dataset, registry=registry)
     try:

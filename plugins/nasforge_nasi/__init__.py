@@ -11,15 +11,36 @@ public so that each can be tested against its equation in the paper:
 - :func:`run_nasi` (Algorithm 1) and the ``nasi`` one-shot strategy :class:`Nasi`.
 """
 
-from nasforge_nasi.config import NasiConfig
-from nasforge_nasi.constraint import AdaptiveConstraint, FixedConstraint
-from nasforge_nasi.gumbel import straight_through_gumbel
-from nasforge_nasi.normalised_sum import NormalisedSum
-from nasforge_nasi.penalty import penalised_objective
-from nasforge_nasi.proxy import trace_proxy
-from nasforge_nasi.run import NasiRun
-from nasforge_nasi.search import run_nasi
-from nasforge_nasi.strategy import Nasi
+from typing import TYPE_CHECKING
+
+from nasforge.kernel.lazy_package import lazy_package
+
+if TYPE_CHECKING:  # the names with their types; at run time each loads on first use
+    from nasforge_nasi.config import NasiConfig
+    from nasforge_nasi.constraint import AdaptiveConstraint, FixedConstraint
+    from nasforge_nasi.gumbel import straight_through_gumbel
+    from nasforge_nasi.normalised_sum import NormalisedSum
+    from nasforge_nasi.penalty import penalised_objective
+    from nasforge_nasi.proxy import trace_proxy
+    from nasforge_nasi.run import NasiRun
+    from nasforge_nasi.search import run_nasi
+    from nasforge_nasi.strategy import Nasi
+else:
+    lazy_package(
+        __name__,
+        {
+            "NasiConfig": "nasforge_nasi.config",
+            "AdaptiveConstraint": "nasforge_nasi.constraint",
+            "FixedConstraint": "nasforge_nasi.constraint",
+            "straight_through_gumbel": "nasforge_nasi.gumbel",
+            "NormalisedSum": "nasforge_nasi.normalised_sum",
+            "penalised_objective": "nasforge_nasi.penalty",
+            "trace_proxy": "nasforge_nasi.proxy",
+            "NasiRun": "nasforge_nasi.run",
+            "run_nasi": "nasforge_nasi.search",
+            "Nasi": "nasforge_nasi.strategy",
+        },
+    )
 
 __all__ = [
     "AdaptiveConstraint",

@@ -6,14 +6,38 @@ Registered through the ``nasforge`` entry point ``nb201``; importing this packag
 no data (the table loads on first lookup).
 """
 
-from nasforge_nb201.arch import OP_NAMES
-from nasforge_nb201.datasets import DATASET_NAMES, BenchmarkDataset, benchmark_dataset
-from nasforge_nb201.evaluator import NB201TableEvaluator
-from nasforge_nb201.flops import network_macs
-from nasforge_nb201.network import NB201Network, build
-from nasforge_nb201.space import NB201Space
-from nasforge_nb201.supernet import NB201Supernet, supernet
-from nasforge_nb201.table import NB201Table, load_table
+from typing import TYPE_CHECKING
+
+from nasforge.kernel.lazy_package import lazy_package
+
+if TYPE_CHECKING:  # the names with their types; at run time each loads on first use
+    from nasforge_nb201.arch import OP_NAMES
+    from nasforge_nb201.datasets import DATASET_NAMES, BenchmarkDataset, benchmark_dataset
+    from nasforge_nb201.evaluator import NB201TableEvaluator
+    from nasforge_nb201.flops import network_macs
+    from nasforge_nb201.network import NB201Network, build
+    from nasforge_nb201.space import NB201Space
+    from nasforge_nb201.supernet import NB201Supernet, supernet
+    from nasforge_nb201.table import NB201Table, load_table
+else:
+    lazy_package(
+        __name__,
+        {
+            "OP_NAMES": "nasforge_nb201.arch",
+            "DATASET_NAMES": "nasforge_nb201.datasets",
+            "BenchmarkDataset": "nasforge_nb201.datasets",
+            "benchmark_dataset": "nasforge_nb201.datasets",
+            "NB201TableEvaluator": "nasforge_nb201.evaluator",
+            "network_macs": "nasforge_nb201.flops",
+            "NB201Network": "nasforge_nb201.network",
+            "build": "nasforge_nb201.network",
+            "NB201Space": "nasforge_nb201.space",
+            "NB201Supernet": "nasforge_nb201.supernet",
+            "supernet": "nasforge_nb201.supernet",
+            "NB201Table": "nasforge_nb201.table",
+            "load_table": "nasforge_nb201.table",
+        },
+    )
 
 __all__ = [
     "DATASET_NAMES",

@@ -7,15 +7,17 @@ discovering plugins costs nothing beyond the imports.
 from __future__ import annotations
 
 from nasforge.kernel.hookspecs import hookimpl
-from nasforge_nb201.evaluator import NB201TableEvaluator
-from nasforge_nb201.space import NB201Space
 
 
 @hookimpl
 def nasforge_register_search_spaces() -> list[type]:
+    from nasforge_nb201.space import NB201Space
+
     return [NB201Space]
 
 
 @hookimpl
 def nasforge_register_evaluators() -> list[type]:
+    from nasforge_nb201.evaluator import NB201TableEvaluator
+
     return [NB201TableEvaluator]

@@ -14,16 +14,44 @@ each can be tested against the thesis:
 - :func:`run_nesbs` (Algorithm 5.1) and the ``nesbs`` one-shot strategy :class:`Nesbs`.
 """
 
-from nasforge_nesbs.config import NesbsConfig
-from nasforge_nesbs.decisions import ArchEncoding, Decision
-from nasforge_nesbs.estimation import SupernetPredictor, combine, ensemble_scores
-from nasforge_nesbs.posterior import ArchPosterior
-from nasforge_nesbs.posterior_fit import fit_posterior
-from nasforge_nesbs.search import NesbsRun, run_nesbs
-from nasforge_nesbs.strategy import Nesbs
-from nasforge_nesbs.supernet_training import train_uniform
-from nasforge_nesbs.svgd import generic_direction, rbf_direction, svgd_rd
-from nasforge_nesbs.toy import spread, toy_particles
+from typing import TYPE_CHECKING
+
+from nasforge.kernel.lazy_package import lazy_package
+
+if TYPE_CHECKING:  # the names with their types; at run time each loads on first use
+    from nasforge_nesbs.config import NesbsConfig
+    from nasforge_nesbs.decisions import ArchEncoding, Decision
+    from nasforge_nesbs.estimation import SupernetPredictor, combine, ensemble_scores
+    from nasforge_nesbs.posterior import ArchPosterior
+    from nasforge_nesbs.posterior_fit import fit_posterior
+    from nasforge_nesbs.search import NesbsRun, run_nesbs
+    from nasforge_nesbs.strategy import Nesbs
+    from nasforge_nesbs.supernet_training import train_uniform
+    from nasforge_nesbs.svgd import generic_direction, rbf_direction, svgd_rd
+    from nasforge_nesbs.toy import spread, toy_particles
+else:
+    lazy_package(
+        __name__,
+        {
+            "NesbsConfig": "nasforge_nesbs.config",
+            "ArchEncoding": "nasforge_nesbs.decisions",
+            "Decision": "nasforge_nesbs.decisions",
+            "SupernetPredictor": "nasforge_nesbs.estimation",
+            "combine": "nasforge_nesbs.estimation",
+            "ensemble_scores": "nasforge_nesbs.estimation",
+            "ArchPosterior": "nasforge_nesbs.posterior",
+            "fit_posterior": "nasforge_nesbs.posterior_fit",
+            "NesbsRun": "nasforge_nesbs.search",
+            "run_nesbs": "nasforge_nesbs.search",
+            "Nesbs": "nasforge_nesbs.strategy",
+            "train_uniform": "nasforge_nesbs.supernet_training",
+            "generic_direction": "nasforge_nesbs.svgd",
+            "rbf_direction": "nasforge_nesbs.svgd",
+            "svgd_rd": "nasforge_nesbs.svgd",
+            "spread": "nasforge_nesbs.toy",
+            "toy_particles": "nasforge_nesbs.toy",
+        },
+    )
 
 __all__ = [
     "ArchEncoding",

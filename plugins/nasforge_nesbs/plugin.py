@@ -1,11 +1,16 @@
-"""pluggy entry point (``nesbs = "nasforge_nesbs.plugin"``): registers the ``nesbs`` strategy."""
+"""pluggy entry point (``nesbs = "nasforge_nesbs.plugin"``): registers the ``nesbs`` strategy.
+
+Components are imported inside the hooks: the command line loads this module to find
+the plugins' commands, and must not pay for torch to print ``--help``.
+"""
 
 from __future__ import annotations
 
 from nasforge.kernel.hookspecs import hookimpl
-from nasforge_nesbs.strategy import Nesbs
 
 
 @hookimpl
 def nasforge_register_strategies() -> list[type]:
+    from nasforge_nesbs.strategy import Nesbs
+
     return [Nesbs]

@@ -4,15 +4,35 @@ multi-fidelity ones: successive halving, Hyperband (fidelity = epochs) and the m
 stopping rule around any of them; and pre-ranking: the top of a training-free ranking
 validated, alone or as any strategy's warm start."""
 
-from nasforge_search.hyperband import Hyperband
-from nasforge_search.local_search import LocalSearch
-from nasforge_search.median_pruner import MedianPruner
-from nasforge_search.mo_random import MultiObjectiveRandomSearch
-from nasforge_search.nsga2 import NSGA2
-from nasforge_search.prerank import PreRank
-from nasforge_search.random_search import RandomSearch
-from nasforge_search.regularized_evolution import RegularizedEvolution
-from nasforge_search.successive_halving import SuccessiveHalving
+from typing import TYPE_CHECKING
+
+from nasforge.kernel.lazy_package import lazy_package
+
+if TYPE_CHECKING:  # the names with their types; at run time each loads on first use
+    from nasforge_search.hyperband import Hyperband
+    from nasforge_search.local_search import LocalSearch
+    from nasforge_search.median_pruner import MedianPruner
+    from nasforge_search.mo_random import MultiObjectiveRandomSearch
+    from nasforge_search.nsga2 import NSGA2
+    from nasforge_search.prerank import PreRank
+    from nasforge_search.random_search import RandomSearch
+    from nasforge_search.regularized_evolution import RegularizedEvolution
+    from nasforge_search.successive_halving import SuccessiveHalving
+else:
+    lazy_package(
+        __name__,
+        {
+            "Hyperband": "nasforge_search.hyperband",
+            "LocalSearch": "nasforge_search.local_search",
+            "MedianPruner": "nasforge_search.median_pruner",
+            "MultiObjectiveRandomSearch": "nasforge_search.mo_random",
+            "NSGA2": "nasforge_search.nsga2",
+            "PreRank": "nasforge_search.prerank",
+            "RandomSearch": "nasforge_search.random_search",
+            "RegularizedEvolution": "nasforge_search.regularized_evolution",
+            "SuccessiveHalving": "nasforge_search.successive_halving",
+        },
+    )
 
 __all__ = [
     "NSGA2",

@@ -109,6 +109,7 @@ def test_every_first_party_plugin_loads() -> None:
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("check", sorted(CHECKS))
 def test_layering(check: str) -> None:
     violations = CHECKS[check]()

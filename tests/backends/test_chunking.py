@@ -61,6 +61,7 @@ def test_is_out_of_memory() -> None:
     assert not is_out_of_memory(ValueError("out of memory"))
 
 
+@pytest.mark.slow
 def test_per_sample_grads_match_single_sample_backward() -> None:
     model = small_cnn(bn=False)
     x, y = small_batch(n=4)

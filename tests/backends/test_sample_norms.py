@@ -145,6 +145,7 @@ def _assert_equal(
 OUTPUTS = ["sum", "target", "full", "loss"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("output", OUTPUTS)
 @pytest.mark.parametrize("bn", ["sample", "eval", "batch"])
 @pytest.mark.parametrize("params", ["all", "weights", "named_weight"])
@@ -164,6 +165,7 @@ def test_decomposed_norms_equal_the_hnas_code_rows(output: str, params: str) -> 
     _assert_equal(model, x, y, KernelSpec(output=output, bn="decomposed", params=params))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("output", OUTPUTS)
 @pytest.mark.parametrize("bn", ["sample", "eval"])
 def test_one_d_convs_and_tied_weights(bn: str, output: str) -> None:

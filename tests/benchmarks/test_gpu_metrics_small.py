@@ -14,6 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import gpu_metrics  # noqa: E402
 
 
+@pytest.mark.slow
 def test_every_default_step_runs_small_on_the_cpu(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code = gpu_metrics.main(["--device", "cpu", "--small", "--workers", "1", "--out", str(tmp_path)])
     out = capsys.readouterr().out

@@ -17,6 +17,7 @@ def records(out: Path) -> list[dict]:
     return [json.loads(line) for line in (out / "paper_scale.jsonl").read_text().splitlines()]
 
 
+@pytest.mark.slow
 def test_every_row_runs_small_and_a_later_sitting_continues(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ):

@@ -128,6 +128,7 @@ def test_a_method_without_a_choice_within_the_cut_keeps_the_seeds_paired() -> No
     assert mf.shown(None) == "-" and mf.shown(97.456) == "97.46"
 
 
+@pytest.mark.slow
 def test_the_insight_trend_is_drawn_from_a_report(tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
     import insight_convergence as ic

@@ -88,6 +88,7 @@ def _api_message(call: Any, *args: Any, **kwargs: Any) -> str:
     return cli_message(caught.value)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("case", "argv", "keywords"), SEARCH_REFUSALS, ids=[c[0] for c in SEARCH_REFUSALS])
 def test_search_refuses_as_the_api_does(
     cli: Any, tmp_path: Path, case: str, argv: list[str], keywords: dict
@@ -223,6 +224,7 @@ def _compare(cli: Any, command: str, argv: list[str], call: Any, keywords: dict[
     return line
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("case", "argv", "keywords"), SCORE_REFUSALS, ids=[c[0] for c in SCORE_REFUSALS])
 def test_score_refuses_as_the_api_does(cli: Any, case: str, argv: list[str], keywords: dict) -> None:
     _compare(cli, "score", [*argv, *NO_WORK], api.score, {**keywords, "cache": False})

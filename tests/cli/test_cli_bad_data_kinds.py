@@ -46,6 +46,7 @@ LOOPS = {"a file linked to itself": _self_link, "two links to each other": _two_
 LOOPS["a loop on the way"] = _loop_on_the_way
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(LOOPS))
 def test_a_symlink_loop_as_train_data_is_one_line(cli, tmp_path, case: str) -> None:
     path = LOOPS[case](tmp_path)

@@ -25,6 +25,7 @@ NB201_CELL = "|nor_conv_3x3~0|+|nor_conv_3x3~0|skip_connect~1|+|avg_pool_3x3~0|s
 
 
 # --- strategy and evaluator options against their declared types ------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("value", "needle"),
     [
@@ -43,6 +44,7 @@ def test_wrongly_typed_strategy_option(cli, tmp_path, value: str, needle: str) -
     assert not (tmp_path / "r").exists()  # refused before anything is written
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("value", ["1e999", "-1e999", "NaN", "Infinity"])
 def test_non_finite_number_option(cli, tmp_path, value: str) -> None:
     short_train = ["search", "--space", "toy", "--evaluator", "short-train", "-q", "--budget-trials", "1"]
@@ -55,6 +57,7 @@ def test_huge_seed(cli, tmp_path) -> None:
 
 
 # --- DARTS / PR-DARTS option validation ----------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("strategy", "option", "needles"),
     [
@@ -90,6 +93,7 @@ def test_bad_supernet_option_fails_in_one_line(cli, tmp_path) -> None:
 
 
 # --- network build options -----------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("option", "needles"),
     [
@@ -129,6 +133,7 @@ def test_darts_build_options(cli, tmp_path, option: str, needles: list[str]) -> 
 
 
 # --- JSON values: depth and size -----------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("value", "needle"),
     [
@@ -142,6 +147,7 @@ def test_deeply_nested_json_option(cli, tmp_path, value: str, needle: str) -> No
 
 
 # --- a journal header whose recorded spec was mistyped ---------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("field", "value", "needles"),
     [

@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["spaces", "strategies", "evaluators", "datasets", "metrics", "plugins"])
 def test_listings_json(cli, command: str) -> None:
     document = cli(command, "--json", ok=True).json()
@@ -15,6 +16,7 @@ def test_spaces_lists_toy(cli) -> None:
     assert "enumerate" in toy["capabilities"]
 
 
+@pytest.mark.slow
 def test_search_json_then_export_and_inspect(cli, tmp_path) -> None:
     run = tmp_path / "run"
     result = cli(
@@ -47,6 +49,7 @@ def test_help_teaches(cli) -> None:
     assert "resume" in out and "--budget-trials" in out and "one-shot" in out.lower()
 
 
+@pytest.mark.slow
 def test_threads_option_sets_torch_threads(cli) -> None:
     import torch
 
@@ -58,6 +61,7 @@ def test_threads_option_sets_torch_threads(cli) -> None:
     assert cli("--threads", "0", "spaces").code == 2
 
 
+@pytest.mark.slow
 def test_ask_tell_search_with_real_short_training(cli, tmp_path) -> None:
     """The core's `short-train` evaluator trains each candidate on digits (no table needed)."""
     out = cli(

@@ -15,6 +15,7 @@ from nasforge.run import defaults
 from tests.cli_run import one_line
 
 
+@pytest.mark.slow
 def test_search_without_the_nb201_plugin_names_the_missing_default(tmp_path) -> None:
     """`nasforge search` with no --space, its default space's plugin switched off."""
     env = {**os.environ, "NASFORGE_DISABLE_PLUGINS": "nb201", "NASFORGE_THREADS": "1"}
@@ -50,6 +51,7 @@ def test_named_components_need_no_default_plugin() -> None:
     assert (spec.space, spec.strategy, spec.evaluator) == ("toy", "random", "toy")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [("score", "--sample", "1"), ("correlate", "--sample", "2")])
 def test_score_and_correlate_use_the_invocations_registry_and_name_the_missing_default(
     cli, monkeypatch, command: tuple

@@ -38,6 +38,7 @@ def _numbers(outcome) -> list:
     return [(t.genotype, t.result.objectives) for t in outcome.history]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ONE_SHOT)
 def test_cpu_given_explicitly_is_the_default(name: str) -> None:
     default, cpu = _fit(name), _fit(name, device="cpu")
@@ -59,6 +60,7 @@ def test_the_searches_run_on_cuda(name: str) -> None:
     assert len(outcome.history) == (TINY[name].get("epochs") or TINY[name]["steps"])
 
 
+@pytest.mark.slow
 def test_search_device_reaches_the_one_shot_strategy_and_the_journal(cli, tmp_path) -> None:
     tiny = ["-o", 'supernet={"C": 4, "N": 1}', "-o", "epochs=2", "-o", "max_batches=2", "-o", "batch_size=16"]
     args = [
@@ -102,6 +104,7 @@ def test_device_for_an_evaluator_without_one_is_one_line(cli, tmp_path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_device_reaches_an_ask_tell_evaluator_that_trains(cli, tmp_path) -> None:
     cli(
         "search",

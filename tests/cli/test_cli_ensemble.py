@@ -33,6 +33,7 @@ def searched(tmp_path_factory):
     return root, json.loads(out.getvalue())
 
 
+@pytest.mark.slow
 def test_search_json_has_the_members_and_the_export(searched) -> None:
     root, doc = searched
     assert doc["schema"] == "nasforge.search/1"
@@ -65,6 +66,7 @@ def test_resume_of_the_ended_run_prints_the_members_table(cli, searched) -> None
     assert again["members"] == doc["members"] and again["ensemble"] == doc["ensemble"]
 
 
+@pytest.mark.slow
 def test_resume_exports_without_the_fused_graph(cli, searched, tmp_path) -> None:
     root, _ = searched
     out = cli("resume", root / "run", "-q", "--export", tmp_path / "x", "--no-fuse", "--json", ok=True)
@@ -108,6 +110,7 @@ def _flip_byte(path):
     path.write_bytes(bytes(blob))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("damage", "needle"),
     [

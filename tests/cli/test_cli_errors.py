@@ -40,6 +40,7 @@ def test_malformed_genotype_string(cli, tmp_path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_corrupt_and_foreign_safetensors(cli, tmp_path) -> None:
     corrupt = tmp_path / "corrupt.safetensors"
     corrupt.write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00{not a header")
@@ -50,6 +51,7 @@ def test_corrupt_and_foreign_safetensors(cli, tmp_path) -> None:
     cli("export", foreign, "--out", tmp_path / "o").assert_one_line_error("not a nasforge genotype")
 
 
+@pytest.mark.slow
 def test_journal_from_another_space(cli, tmp_path) -> None:
     run = [*TOY, "--budget-trials", "5", "--run-dir", tmp_path / "run"]
     cli(*run, ok=True)
@@ -62,6 +64,7 @@ def test_resume_missing_journal(cli, tmp_path) -> None:
     cli("resume", tmp_path).assert_one_line_error("no journal")
 
 
+@pytest.mark.slow
 def test_no_traceback_in_a_real_process(tmp_path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "nasforge", "search", "--space", "nb2O1", "-q", "--run-dir", str(tmp_path)],

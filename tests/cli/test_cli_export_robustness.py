@@ -55,6 +55,7 @@ def test_missing_safetensors_path_says_no_such_file(cli, tmp_path) -> None:
     cli("export", missing, "--out", tmp_path / "o").assert_one_line_error("no such file")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("options", "needle"),
     [(["--build-option", "C=0"], "C must be a positive int"), (["--input-shape", "1,3"], "input shape")],

@@ -54,6 +54,7 @@ def narrow(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TERMINAL_WIDTH", raising=False)
 
 
+@pytest.mark.slow
 def test_every_help_fits_80_columns_uncut_in_the_users_words(cli: Cli, narrow: None) -> None:
     commands = _commands()
     assert {"search", "resume", "score", "correlate", "export"} <= set(commands)

@@ -50,6 +50,7 @@ def test_a_one_shot_run_refuses_objectives_and_constraints(cli, tmp_path) -> Non
     assert not run_dir.exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("strategy", "constraint", "name", "bound"),
     [
@@ -122,6 +123,7 @@ def mo_run(cli, mo_dir):
     return mo_dir, cli("resume", mo_dir, "-q", "--json", ok=True).json()
 
 
+@pytest.mark.slow
 def test_a_multi_objective_run_reports_its_front(mo_run) -> None:
     run_dir, out = mo_run
     goal = SearchGoal.of(["valid_accuracy:max", "latency_ms:min"])
@@ -145,6 +147,7 @@ def test_a_multi_objective_run_reports_its_front(mo_run) -> None:
     assert out["plot"] == str(run_dir / "pareto.png") and (run_dir / "pareto.png").stat().st_size > 0
 
 
+@pytest.mark.slow
 def test_the_front_is_printed_as_a_table(cli, tmp_path) -> None:
     result = cli(
         "search",
@@ -179,6 +182,7 @@ def test_an_explicit_plot_goes_where_asked(cli, tmp_path) -> None:
     assert not (tmp_path / "r" / "pareto.png").exists()
 
 
+@pytest.mark.slow
 def test_resuming_a_multi_objective_run_gives_the_same_front(cli, mo_run, tmp_path) -> None:
     run_dir, out = mo_run
     lines = journal_path(run_dir).read_text().splitlines(keepends=True)
@@ -210,6 +214,7 @@ def test_exporting_a_multi_objective_run(cli, mo_run, tmp_path) -> None:
     assert not (tmp_path / "x").exists()
 
 
+@pytest.mark.slow
 def test_export_member_of_a_single_objective_run_is_refused(cli, tmp_path) -> None:
     _search(cli, tmp_path / "r", "--strategy", "random", "--budget-trials", "5")
     cli(
@@ -229,6 +234,7 @@ def test_inspecting_a_multi_objective_run(cli, mo_run) -> None:
     assert "#0 trial" in text and "latency_ms:min" in text
 
 
+@pytest.mark.slow
 def test_an_ask_tell_export_is_built_for_the_training_data(cli, tmp_path) -> None:
     """Regression: the best of a short-train search was exported for 3x32x32 inputs and the
     default classes, not for the data it was trained on (digits: 1x8x8, 10 classes)."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from nasforge.run.journal_file import JournalReader
 from nasforge.tools.export import load_genotype
 
@@ -9,6 +11,7 @@ TINY = ["-o", 'supernet={"C": 4, "N": 1}', "-o", "epochs=2", "-o", "max_batches=
 DARTS = ["search", "--space", "nb201", "--strategy", "darts", "-q"]
 
 
+@pytest.mark.slow
 def test_darts_on_nb201_digits_exports_and_evaluates(cli, tmp_path) -> None:
     out = cli(
         *DARTS,

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 SMALL = ["--build-option", "C=4", "--build-option", "N=1", "--batch-size", "8", "-q"]
 
 
+@pytest.mark.slow
 def test_score_sample_json_and_cache(cli, tmp_path) -> None:
     args = [
         "score",
@@ -63,6 +66,7 @@ def test_correlate_prints_baselines_and_plot(cli, tmp_path) -> None:
     assert (tmp_path / "c.png").stat().st_size > 0
 
 
+@pytest.mark.slow
 def test_bad_metric_name(cli) -> None:
     cli("score", "--sample", "1", "-m", "synflw").assert_one_line_error(
         "unknown metric 'synflw'", "did you mean 'synflow'"

@@ -12,6 +12,7 @@ TOY = "relu_linear-skip-relu_linear-relu_linear"
 SCORE = ["score", "-m", "params", "--no-cache", "-q"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "needle"),
     [

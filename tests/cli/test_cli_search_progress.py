@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 
 import numpy as np
+import pytest
 from rich.console import Console
 
 from nasforge.run.run_progress import RunProgress
@@ -39,6 +40,7 @@ def test_a_short_train_search_reports_trials_up_front_and_epochs_within_trials(
     assert ends and within[0] < ends[0], "progress within the first trial comes before its end"
 
 
+@pytest.mark.slow
 def test_a_resumed_run_says_how_many_trials_were_done_before(cli, tmp_path) -> None:
     argv = [
         "search",
@@ -111,7 +113,8 @@ def test_slow_data_loading_is_said_and_a_quick_refusal_stays_one_line(cli, tmp_p
         tmp_path / "r",
         ok=True,
     )
-    assert "loading the training data" in run.err.splitlines()[0]
+    first, second = run.err.splitlines()[:2]  # the run directory, then the slow load
+    assert f"journaling to {tmp_path / 'r'}" in first and "loading the training data" in second
     monkeypatch.setattr(training_data, "load_dataset", real)
     monkeypatch.setattr(training_data, "SAY_LOADING_AFTER", 2.0)
     (tmp_path / "bad.npz").write_bytes(b"")

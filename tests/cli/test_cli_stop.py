@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from nasforge import api
 from nasforge.run.journal_file import JournalReader, journal_path
 from tests.cli_run import run_main
@@ -12,6 +14,7 @@ from tests.cli_run import run_main
 SEARCH = ["search", "--space", "nb201", "--strategy", "random", "--benchmark-dataset", "cifar10"]
 
 
+@pytest.mark.slow
 def test_cli_stops_when_the_target_accuracy_is_reached(tmp_path) -> None:
     run = tmp_path / "run"
     code, out, err = run_main(
@@ -56,6 +59,7 @@ def test_cli_plateau_and_time_options_become_rules(tmp_path) -> None:
     assert json.loads(out)["stopped"]["rule"] == "plateau:15"
 
 
+@pytest.mark.slow
 def test_bad_stop_rules_are_one_line(tmp_path) -> None:
     for argv, words in [
         (["--stop-when", "valid_accuracy=91"], "cannot read the stop rule"),

@@ -31,6 +31,7 @@ def test_a_search_without_strategy_says_it_used_the_default(cli, tmp_path) -> No
     assert "best score" in shown and f"{chosen} (the default" in shown
 
 
+@pytest.mark.slow
 def test_a_named_strategy_is_not_called_the_default(cli, tmp_path) -> None:
     report = cli(*TABLE, "--strategy", "rea", "--run-dir", tmp_path / "run", "--json", ok=True).json()
     assert report["strategy"] == "rea" and report["strategy_default"] is False
@@ -60,6 +61,7 @@ def test_the_api_records_the_default_too(tmp_path) -> None:
     assert "defaults" not in JournalReader.of_run(tmp_path / "named").header
 
 
+@pytest.mark.slow
 def test_a_one_shot_summary_names_its_strategy(cli, tmp_path) -> None:
     argv = ["search", "--space", "nb201", "--strategy", "darts", "--train-data", "digits", "-o", "epochs=1"]
     argv += ["-o", 'supernet={"C": 2, "N": 1}', "-o", "max_batches=1", "-o", "batch_size=8"]

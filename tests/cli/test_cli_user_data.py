@@ -54,6 +54,7 @@ def save_images(
 
 
 # --- good data ----------------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("suffix", [".npz", ".pt", ".safetensors"])
 def test_a_tensor_file_searches_like_a_dataset(cli, tmp_path, monkeypatch, suffix: str) -> None:
     data = arrays()
@@ -94,6 +95,7 @@ def test_an_image_folder_reads_classes_in_sorted_order_and_a_test_split(tmp_path
     assert train.input_shape == (1, 6, 6) and float(train.x.max()) <= 1.0
 
 
+@pytest.mark.slow
 def test_a_changed_file_is_refused_on_resume(cli, tmp_path) -> None:
     path = tmp_path / "mine.npz"
     np.savez(path, **arrays())
@@ -199,6 +201,7 @@ def _mkdir(path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(BAD))
 def test_bad_data_is_one_line_and_leaves_no_run(cli, tmp_path, case: str) -> None:
     make, needle = BAD[case]

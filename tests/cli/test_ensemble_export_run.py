@@ -49,6 +49,7 @@ def test_export_of_an_ensemble_run_writes_the_ensemble(cli, run_dir, tmp_path) -
     assert all(m["weights"].startswith("untrained") for m in manifest["members"])
 
 
+@pytest.mark.slow
 def test_train_epochs_trains_the_members_on_the_runs_data(cli, run_dir, tmp_path) -> None:
     torch.set_num_threads(1)
     out = tmp_path / "trained"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import onnx
+import pytest
 
 
 def _stem_channels(path: str) -> set[int]:
@@ -15,6 +16,7 @@ def _stem_channels(path: str) -> set[int]:
     return {int(t.dims[0]) for t in model.graph.initializer if list(t.dims[1:]) == [3, 3, 3]}
 
 
+@pytest.mark.slow
 def test_a_run_directory_exports_with_the_runs_build_options(cli, tmp_path) -> None:
     run_dir = tmp_path / "run"
     cli(

@@ -100,6 +100,7 @@ def test_search_resume_export_inspect(cli, tmp_path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_score_and_correlate(cli) -> None:
     scored = cli(
         "score", "--space", "nb201", "--sample", "2", "-m", "params", *SMALL, "--no-cache", "--json", ok=True
@@ -124,6 +125,7 @@ def test_darts_train_prints_and_writes_the_schema(cli, tmp_path) -> None:
     assert json.loads((tmp_path / "run" / "result.json").read_text()) == printed
 
 
+@pytest.mark.slow
 def test_insight_prints_and_writes_the_schema(cli, tmp_path) -> None:
     cell = "|nor_conv_3x3~0|+|none~0|nor_conv_3x3~1|+|none~0|none~1|nor_conv_3x3~2|"
     argv = ["insight", cell, "--build-option", "C=4", "--build-option", "N=1", "--epochs", "1"]

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 
+import pytest
 import typer
 
 from nasforge import hookimpl
@@ -43,6 +44,7 @@ def test_without_the_insight_plugin_there_is_no_insight_command() -> None:
     assert "insight" not in _command_names(app) and "search" in _command_names(app)
 
 
+@pytest.mark.slow
 def test_disabled_plugins_from_the_environment_in_a_fresh_process(tmp_path) -> None:
     env = {**os.environ, "NASFORGE_DISABLE_PLUGINS": "insight"}
     gone = subprocess.run(

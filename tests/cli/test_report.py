@@ -103,6 +103,7 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return out
 
 
+@pytest.mark.slow
 def test_the_page_is_static_and_lists_every_trial(pages) -> None:
     page = pages["multi"].read_text(encoding="utf-8")
     assert page.count('<img class="figure"') == 3 and page.count("data:image/png;base64,") == 3
@@ -186,6 +187,7 @@ def _ascending(values: list[float]) -> bool:
     return shown == sorted(shown) and all(math.isnan(v) for v in values[len(shown) :])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["multi", "single", "hyperband"])
 def test_figures_render_and_the_table_sorts_in_a_headless_browser(pages, name: str, tmp_path: Path) -> None:
     objective = "score" if name == "single" else "valid_accuracy"
@@ -203,6 +205,7 @@ def test_figures_render_and_the_table_sorts_in_a_headless_browser(pages, name: s
     assert _numbers(seen["sorts"]["# 1"]["order"]) == sorted(_numbers(seen["sorts"]["# 1"]["order"]))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["multi", "hyperband"])
 def test_screenshot_of_the_report(pages, name: str, tmp_path: Path) -> None:
     browser = find_browser()
@@ -222,6 +225,7 @@ def test_screenshot_of_the_report(pages, name: str, tmp_path: Path) -> None:
         shutil.copyfile(shot, base.with_name(f"{base.stem}-{name}{base.suffix or '.png'}"))
 
 
+@pytest.mark.slow
 def test_an_unfinished_run_and_a_one_shot_run_are_reported(tmp_path: Path, pages) -> None:
     run = pages["multi"].parent / "multi"
     cut = tmp_path / "cut"

@@ -8,9 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conformance.example_plugin import example_copy, run_nasforge
 
 
+@pytest.mark.slow
 def test_discovered_by_nasforge_plugins(installed: Path) -> None:
     proc = run_nasforge(installed, "plugins", "--json")
     assert proc.returncode == 0, proc.stderr
@@ -40,6 +43,7 @@ def test_usable_from_the_cli(installed: Path, tmp_path: Path) -> None:
     assert json.loads(proc.stdout)["trials"] == 30
 
 
+@pytest.mark.slow
 def test_example_passes_conformance_kit(installed: Path) -> None:
     copy = example_copy(installed)
     env = dict(os.environ, PYTHONPATH=str(installed))

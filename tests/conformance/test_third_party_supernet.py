@@ -44,7 +44,11 @@ def _search(installed: Path, run_dir: Path, strategy: str, options: list[str]) -
 
 @pytest.mark.parametrize(
     ("strategy", "options", "trials"),
-    [("darts", BILEVEL, 2), ("prdarts", BILEVEL, 2), ("nasi", NASI, 3)],
+    [
+        ("darts", BILEVEL, 2),
+        pytest.param("prdarts", BILEVEL, 2, marks=pytest.mark.slow),  # the same bilevel path as darts
+        pytest.param("nasi", NASI, 3, marks=pytest.mark.slow),
+    ],
 )
 def test_one_shot_search_runs_on_a_third_party_space(
     installed: Path, hello_space, tmp_path: Path, strategy: str, options: list[str], trials: int

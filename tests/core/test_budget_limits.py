@@ -13,6 +13,7 @@ from nasforge import Budget, BudgetError, NasforgeError, api
 SEARCH = ["search", "--space", "nb201", "--strategy", "random", "--evaluator", "nb201-table", "-q"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "flags",
     [

@@ -88,6 +88,7 @@ def _refused(cli, *argv: object) -> None:  # noqa: ANN001 - the cli fixture
     run.assert_one_line_error("end record")
 
 
+@pytest.mark.slow
 def test_an_edited_ensemble_member_is_refused(cli, runs, tmp_path) -> None:
     edited = _edited(
         runs["ensemble"], tmp_path, lambda end: _swap_first_two_ops(end["ensemble"]["members"][0])
@@ -97,6 +98,7 @@ def test_an_edited_ensemble_member_is_refused(cli, runs, tmp_path) -> None:
     assert not (tmp_path / "out").exists(), "nothing is exported from an edited record"
 
 
+@pytest.mark.slow
 def test_an_edited_best_and_front_are_refused(cli, runs, tmp_path) -> None:
     best = _edited(runs["rea"], tmp_path, lambda end: _swap_first_two_ops(end["best"]))
     _refused(cli, "export", best, "--out", tmp_path / "out", "--no-onnx")
@@ -111,6 +113,7 @@ def test_a_removed_checksum_is_refused(cli, runs, tmp_path) -> None:
     _refused(cli, "inspect", edited)
 
 
+@pytest.mark.slow
 def test_the_untouched_runs_read(cli, runs, tmp_path) -> None:
     for name, run in runs.items():
         assert cli("inspect", run, "--json").code == 0, name

@@ -140,6 +140,7 @@ def test_failed_evaluations_are_recorded_not_fatal(tmp_path) -> None:
     assert not outcome.best_result.failed
 
 
+@pytest.mark.slow
 def test_a_training_evaluator_in_a_process_pool_finishes_and_matches_in_process(tmp_path) -> None:
     """A process pool trains (short-train on digits) and gives the in-process results; run in
     subprocesses so a hang fails by timeout instead of stalling the suite."""

@@ -109,6 +109,7 @@ def test_non_finite_outputs_must_match_exactly() -> None:
     assert not compare(expected, other, atol=1e-4, rtol=1e-4).passed
 
 
+@pytest.mark.slow
 def test_issue_cell_exports_at_full_size(nb201, tmp_path) -> None:
     """The issue's repro, through the whole export at the benchmark's size: both checks pass."""
     report = export_onnx(nb201.parse(SKIP_POOL), tmp_path / "m.onnx", nb201)
@@ -130,6 +131,7 @@ def _batchnorms(model: torch.nn.Module) -> list[torch.nn.modules.batchnorm._Batc
     return [m for m in model.modules() if isinstance(m, torch.nn.modules.batchnorm._BatchNorm)]
 
 
+@pytest.mark.slow
 def test_file_holds_the_network_as_built(nb201, tmp_path) -> None:
     """The file computes what the freshly built network computes, not the randomised probe."""
     ort = pytest.importorskip("onnxruntime")
@@ -165,6 +167,7 @@ def test_unchecked_export_says_so_and_skips_the_probe(nb201, tmp_path) -> None:
     assert _listing(tmp_path) == ["m.onnx"]
 
 
+@pytest.mark.slow
 def test_export_leaves_the_global_generator_alone(nb201, tmp_path) -> None:
     """Tracing example, probe statistics and parity inputs all come from generators of their own."""
     torch.manual_seed(1234)
@@ -173,6 +176,7 @@ def test_export_leaves_the_global_generator_alone(nb201, tmp_path) -> None:
     assert torch.equal(state, torch.get_rng_state())
 
 
+@pytest.mark.slow
 def test_huge_untrained_logits_pass_the_relative_check(nb201, tmp_path) -> None:
     """The issue's cell as built (BatchNorm mean 0, var 1): logits ~1e5, refused before."""
     model = nb201.build(nb201.parse(SKIP_POOL)).eval()
@@ -216,6 +220,7 @@ def test_randomise_batchnorm_train_forward_draws_no_global_randomness() -> None:
     assert torch.equal(net[1].running_mean, again[1].running_mean)
 
 
+@pytest.mark.slow
 def test_batchnorm_error_is_refused(nb201, tmp_path) -> None:
     """An ONNX file made with identity BatchNorm (mean 0, var 1) against real statistics."""
     model = _small_net(nb201)
@@ -227,6 +232,7 @@ def test_batchnorm_error_is_refused(nb201, tmp_path) -> None:
     assert not result.passed and result.max_rel_error > 1e-2
 
 
+@pytest.mark.slow
 def test_perturbed_onnx_weight_is_refused(nb201, tmp_path) -> None:
     model = _small_net(nb201)
     randomise_batchnorm(model, (1, 3, 32, 32), seed=0)
@@ -269,6 +275,7 @@ FILE_CHECK = "ONNX parity check failed: max"
 PROBE_CHECK = "ONNX parity check failed with randomised BatchNorm statistics"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("fault", "faulty_call", "exports", "match"),
     [
@@ -352,6 +359,7 @@ def test_bad_option_or_shape_leaves_previous_bundle_untouched(nb201, tmp_path, k
     assert (tmp_path / "model.onnx").read_bytes() == b"old model"
 
 
+@pytest.mark.slow
 def test_full_disk_mid_write_is_one_error_and_no_file(nb201, tmp_path, monkeypatch) -> None:
     real_save = onnx.save
 
@@ -388,6 +396,7 @@ def test_files_together_removes_the_first_rename_if_the_second_fails(tmp_path, m
     assert _listing(tmp_path) == []
 
 
+@pytest.mark.slow
 def test_files_appear_together_with_shareable_mode(nb201, tmp_path) -> None:
     old = os.umask(0o022)
     try:
@@ -401,6 +410,7 @@ def test_files_appear_together_with_shareable_mode(nb201, tmp_path) -> None:
     assert load_genotype(bundle.genotype_file, nb201) == nb201.parse(CONV)
 
 
+@pytest.mark.slow
 def test_plot_is_written_whole_in_the_suffix_format(nb201, tmp_path) -> None:
     pytest.importorskip("matplotlib")
     from nasforge.tools.scoring import correlate, plot_correlation

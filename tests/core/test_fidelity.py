@@ -72,6 +72,7 @@ def test_toy_fidelity_evaluator_reports_per_epoch_and_stops() -> None:
     assert not should_stop((float("nan"),), 1, 0.5, True) and should_stop((1.0,), 1, 2.0, False)
 
 
+@pytest.mark.slow
 def test_short_train_varies_epochs_reports_curves_and_stops() -> None:
     """On tiny NB201 networks: 2 of 2 epochs, 1 epoch, and stopped after the first."""
     torch.set_num_threads(1)

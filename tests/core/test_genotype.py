@@ -16,6 +16,7 @@ genotypes = st.builds(
 )
 
 
+@pytest.mark.slow
 @given(genotypes)
 def test_tensor_round_trip_is_lossless(g: Genotype) -> None:
     tensors, meta = g.to_tensors()
@@ -24,6 +25,7 @@ def test_tensor_round_trip_is_lossless(g: Genotype) -> None:
     assert [type(c) for c in back.choices] == [type(c) for c in g.choices]
 
 
+@pytest.mark.slow
 @given(genotypes)
 def test_json_round_trip(g: Genotype) -> None:
     assert Genotype.from_json(g.to_json()) == g

@@ -87,6 +87,7 @@ def test_reading_an_ended_run_again_announces_nothing(tmp_path: Path) -> None:
     assert (seen.trials, seen.ends, seen.hook_trials, seen.hook_ends) == ([], [], [], [])
 
 
+@pytest.mark.slow
 def test_a_one_shot_run_calls_back_too() -> None:
     seen = Seen()
     tiny = {"supernet": {"C": 4, "N": 1}, "epochs": 1, "max_batches": 1, "batch_size": 16}
@@ -161,6 +162,7 @@ def test_a_reused_run_directory_names_the_python_call(tmp_path: Path) -> None:
     assert f"`nasforge resume {tmp_path}`" in cli_message(caught.value), "the command line keeps its words"
 
 
+@pytest.mark.slow
 def test_the_cli_names_its_command_for_the_same_refusal(cli: Any, tmp_path: Path) -> None:
     args = ["search", "--space", "toy", "--strategy", "random", "--evaluator", "toy", "--budget-trials", "3"]
     cli(*args, "--run-dir", tmp_path, "-q", ok=True)

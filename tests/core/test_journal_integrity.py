@@ -62,6 +62,7 @@ def _same_trials(a: Path, b: Path) -> None:
 
 
 # --- an empty journal is no run -------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("content", ["", "\n", '{"created": "2024-01-01T00:00:00", "environm'])
 def test_empty_or_torn_header_journal_does_not_block_a_rerun(finished, tmp_path, cli, content) -> None:
     run = _write(tmp_path / "run", [content])
@@ -73,6 +74,7 @@ def test_empty_or_torn_header_journal_does_not_block_a_rerun(finished, tmp_path,
     assert JournalReader.of_run(run).end is not None
 
 
+@pytest.mark.slow
 def test_empty_journal_does_not_block_a_one_shot_rerun(tmp_path) -> None:
     torch.set_num_threads(1)
     run = _write(tmp_path / "run", [""])
@@ -88,6 +90,7 @@ class _NoWriting:
         raise AssertionError("opened for writing")
 
 
+@pytest.mark.slow
 def test_resume_of_a_finished_run_opens_nothing_for_writing(finished, tmp_path, monkeypatch) -> None:
     torch.set_num_threads(1)
     one_shot = tmp_path / "one-shot"

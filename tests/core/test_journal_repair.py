@@ -58,6 +58,7 @@ def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return run
 
 
+@pytest.mark.slow
 def test_torn_line_then_two_resumes_leaves_a_readable_identical_run(finished, tmp_path, cli) -> None:
     """The issue's repro: keep N whole lines plus the first 200 bytes of the next, resume twice."""
     lines = journal_path(finished).read_bytes().splitlines(keepends=True)
@@ -148,6 +149,7 @@ def test_a_failed_fsync_takes_the_record_back(tmp_path, monkeypatch) -> None:
     w.close()
 
 
+@pytest.mark.slow
 def test_disk_full_mid_search_is_one_line_and_resume_matches(finished, tmp_path, cli, monkeypatch) -> None:
     run = tmp_path / "run"
     # header + 24 trials fit, then 50 bytes of the next record, then the disk is full
@@ -203,6 +205,7 @@ def test_pool_cache_that_cannot_be_written_warns_and_keeps_scores(tmp_path) -> N
     assert cache.get("k", "a") == PoolMetrics(1.0, 2.0, 0.5)
 
 
+@pytest.mark.slow
 def test_api_resume_repairs_a_torn_line(tmp_path) -> None:
     """A repaired journal resumes through the Python API too (no CLI in between)."""
     spec = ExperimentSpec(

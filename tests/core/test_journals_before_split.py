@@ -60,6 +60,7 @@ def _answer_as_recorded(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ShortTrainEvaluator, "evaluate_at", evaluate_at)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "kept"), [("rea", 15), ("rea_async", 14), ("hyperband", 4)])
 def test_a_killed_run_resumes_as_the_old_code_ran_it(
     name: str, kept: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -74,6 +75,7 @@ def test_a_killed_run_resumes_as_the_old_code_ran_it(
     assert outcome.best.to_json() == full.end["best"]
 
 
+@pytest.mark.slow
 def test_an_ended_multi_objective_run_reads_as_it_was(cli) -> None:
     end = JournalReader.of_run(DATA / "nsga2").end
     outcome = api.resume(DATA / "nsga2")

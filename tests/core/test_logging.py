@@ -84,6 +84,7 @@ def test_a_run_without_a_live_bar_logs_its_progress(caplog, monkeypatch) -> None
     assert last[2] == f"{out.best_result.objectives[last[1]]:.4g}"
 
 
+@pytest.mark.slow
 def test_a_one_shot_run_logs_its_progress(caplog, monkeypatch) -> None:
     monkeypatch.setenv(EVERY_ENV, "0")
     with caplog.at_level(logging.INFO, logger="nasforge"):
@@ -92,6 +93,7 @@ def test_a_one_shot_run_logs_its_progress(caplog, monkeypatch) -> None:
     assert [m.split(",")[0] for m in messages] == [f"darts on nb201: trial {k}" for k in (1, 2, 3)]
 
 
+@pytest.mark.slow
 def test_the_library_configures_no_handler() -> None:
     """Only a NullHandler on ``nasforge``: records are dropped unless the application routes
     them (not even Python's last-resort handler prints them)."""
@@ -114,6 +116,7 @@ def test_the_library_configures_no_handler() -> None:
 SEARCH = ["search", "--space", "toy", "--evaluator", "toy", "--strategy", "random", "--budget-trials", "30"]
 
 
+@pytest.mark.slow
 def test_the_cli_logs_progress_on_stderr_and_removes_its_handler(cli, tmp_path, monkeypatch) -> None:
     monkeypatch.setenv(EVERY_ENV, "0")
     before = list(logging.getLogger("nasforge").handlers)
@@ -126,6 +129,7 @@ def test_the_cli_logs_progress_on_stderr_and_removes_its_handler(cli, tmp_path, 
     assert logging.getLogger("nasforge").level == logging.NOTSET
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "argv",
     [

@@ -21,6 +21,7 @@ from nasforge.run.training import SGDConfig, train_cosine
 pytest.importorskip("mnist1d")
 
 
+@pytest.mark.slow
 def test_the_packages_split_as_one_channel_one_row_sequences() -> None:
     train, test = load_mnist1d(), load_mnist1d(train=False)
     assert (len(train), len(test)) == (4000, 1000)
@@ -53,6 +54,7 @@ def test_generating_it_leaves_the_global_generators_as_they_were() -> None:
     assert (random.random(), float(np.random.rand())) == expected
 
 
+@pytest.mark.slow
 def test_same_data_in_a_new_process() -> None:
     code = "from nasforge.run.builtin_datasets import load_mnist1d; print(load_mnist1d().digest())"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -107,6 +109,7 @@ def test_every_image_space_trains_on_it(space: str, build: dict) -> None:
     assert all(map(math.isfinite, losses)) and losses[-1] < losses[0]
 
 
+@pytest.mark.slow
 def test_a_short_train_search_on_it(cli, tmp_path) -> None:
     """The issue's command at toy size (the full one is the slow test below)."""
     run = cli(
@@ -136,6 +139,7 @@ def test_the_issues_command_runs(tmp_path) -> None:
     assert json.loads(out.stdout)["trials"] == 6
 
 
+@pytest.mark.slow
 def test_training_free_metrics_score_on_it_and_on_a_file(cli, tmp_path) -> None:
     common = ["score", "--space", "nb201", "--sample", "2", "-m", "synflow", "-m", "naswot", "--json"]
     common += ["--build-option", "C=4", "--build-option", "N=1", "--batch-size", "16"]
@@ -146,6 +150,7 @@ def test_training_free_metrics_score_on_it_and_on_a_file(cli, tmp_path) -> None:
     assert cli(*common, "--data", tmp_path / "mine.npz", ok=True).json()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("strategy", ["darts", "nesbs"])
 def test_one_shot_strategies_search_on_it(cli, tmp_path, strategy: str) -> None:
     options = {

@@ -42,6 +42,7 @@ def evaluated(space, members):
     return asked, [asked.evaluate(g) for g in members], plain, [plain.evaluate(members[0])]
 
 
+@pytest.mark.slow
 def test_predictions_only_when_asked(evaluated) -> None:
     asked, with_p, plain, without = evaluated
     assert all(PREDICTIONS_KEY not in r.metadata for r in without)

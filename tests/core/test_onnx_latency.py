@@ -138,6 +138,7 @@ def test_a_second_measurement_of_a_cell_is_a_cache_hit(tmp_path: Path, count_mea
     assert count_measurements == [NB201.format(LIGHT), NB201.format(HEAVY)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "change",
     [
@@ -160,6 +161,7 @@ def test_anything_that_changes_the_number_is_a_miss(
     assert len(count_measurements) == 2
 
 
+@pytest.mark.slow
 def test_the_key_holds_the_machine_and_the_software(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     key = _latency(tmp_path).key
     assert key.onnxruntime and key.torch == torch.__version__ and key.package and len(key.host) == 16
@@ -259,6 +261,7 @@ def test_short_train_latency_is_off_by_default() -> None:
     assert "onnx_latency_ms" not in ev.evaluate(LIGHT).objectives
 
 
+@pytest.mark.slow
 def test_heavy_cell_measures_slower_than_light_one_on_a_busy_machine(busy_machine: None) -> None:
     """The must-show of issue 10: two NB201 cells of very different cost, short-trained on
     digits, measure in the right order, with two CPU-bound processes running beside."""
@@ -281,6 +284,7 @@ def test_heavy_cell_measures_slower_than_light_one_on_a_busy_machine(busy_machin
     assert ev.describe()["latency"]["repeats"] == 100
 
 
+@pytest.mark.slow
 def test_short_train_results_keep_their_accuracy_with_latency_on(tmp_path: Path) -> None:
     """Turning latency on adds an objective; it changes no number that was there."""
     plain = ShortTrainEvaluator(NB201, epochs=1, build={"C": 4, "N": 1})
@@ -341,6 +345,7 @@ SEARCH = [
 ]
 
 
+@pytest.mark.slow
 def test_cli_search_records_onnx_latency_in_the_journal(cli, tmp_path: Path) -> None:  # noqa: ANN001
     cache = tmp_path / "cache"
     options = ["--evaluator-option", "latency=onnx", "--evaluator-option", f"latency_cache={cache}"]
@@ -357,6 +362,7 @@ def test_cli_search_records_onnx_latency_in_the_journal(cli, tmp_path: Path) -> 
     assert len(LatencyCache(cache)) == len({t.genotype for t in reader.trials})
 
 
+@pytest.mark.slow
 def test_cli_bad_latency_option_is_one_line(cli, tmp_path: Path) -> None:  # noqa: ANN001
     run = cli(*SEARCH, "--evaluator-option", "latency=gpu", "--run-dir", tmp_path / "r")
     run.assert_one_line_error("short-train", "latency")
@@ -371,6 +377,7 @@ def test_cli_without_onnxruntime_names_the_extra(
     assert not (tmp_path / "r" / "journal.jsonl").exists()
 
 
+@pytest.mark.slow
 def test_cli_search_can_minimise_onnx_latency(cli, tmp_path: Path) -> None:  # noqa: ANN001
     """``--objective onnx_latency_ms:min``: the run finds the direction the evaluator declares
     and its best is the fastest cell it measured."""

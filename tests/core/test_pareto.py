@@ -59,6 +59,7 @@ def point_sets(m: int, max_size: int = 14):
     return st.lists(st.tuples(*[coordinates] * m), min_size=0, max_size=max_size)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(points=point_sets(3), maximize=st.lists(st.booleans(), min_size=3, max_size=3))
 def test_dominates_and_front_match_brute_force(points, maximize) -> None:
@@ -67,6 +68,7 @@ def test_dominates_and_front_match_brute_force(points, maximize) -> None:
     assert non_dominated(points, maximize) == _brute_front(points, maximize)
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(points=point_sets(2, 16), maximize=st.lists(st.booleans(), min_size=2, max_size=2))
 def test_sort_ranks_peel_fronts(points, maximize) -> None:
@@ -88,6 +90,7 @@ def test_sort_ranks_peel_fronts(points, maximize) -> None:
         assert sorted(np.flatnonzero(ranks == 0).tolist()) == _brute_front(points, maximize)
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None)
 @given(
     points=point_sets(2, 12),
@@ -100,6 +103,7 @@ def test_hypervolume_2d_is_exact(points, maximize) -> None:
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(
     points=point_sets(3, 8),
@@ -129,6 +133,7 @@ def test_hypervolume_of_a_known_front() -> None:
     assert hypervolume(points, [0.0, 10.0], [True, False]) == pytest.approx(0.9 * 2 + 0.5 * 6)
 
 
+@pytest.mark.slow
 def test_front_of_a_large_set_is_quick_and_right() -> None:
     """The tabular benchmark's true front comes from 15,625 points: a sweep, not n^2."""
     rng = np.random.default_rng(1)

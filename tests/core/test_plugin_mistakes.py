@@ -111,6 +111,7 @@ def test_a_misspelt_seed_fails_the_plugin_and_registers_nothing() -> None:
     )
 
 
+@pytest.mark.slow
 def test_a_misspelt_seed_at_nasforge_plugins_and_at_search(cli_with: Any, tmp_path: Any) -> None:
     listed = cli_with([SeadPlugin()], "plugins")
     assert listed.code == 1
@@ -156,6 +157,7 @@ def test_a_plugin_that_fails_to_import_is_named_where_its_component_is_asked_for
     )
 
 
+@pytest.mark.slow
 def test_a_registration_hook_that_raises_registers_none_of_the_plugin(cli_with: Any, tmp_path: Any) -> None:
     registry = load_registry(entry_points=False, extra_plugins=[HalfBroken()])
     plugin = _failed(registry)

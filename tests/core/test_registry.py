@@ -15,6 +15,7 @@ def test_builtins_registered() -> None:
     assert reg.origin("evaluator", "short-train") == "nasforge.builtin"
 
 
+@pytest.mark.slow
 def test_the_toy_space_is_no_builtin_but_a_plugin_module(monkeypatch) -> None:
     """Nothing a user searches by default: tests and demos name its module (NASFORGE_PLUGINS)."""
     monkeypatch.delenv(PLUGINS_ENV, raising=False)

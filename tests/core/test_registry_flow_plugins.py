@@ -116,6 +116,7 @@ POOL_OPTIONS: dict[str, Any] = {
 }
 
 
+@pytest.mark.slow
 def test_hnas_scores_its_pool_with_the_runs_registry(registry: Registry) -> None:
     spec = ExperimentSpec(
         space=SPACE,
@@ -144,6 +145,7 @@ def test_hnas_without_a_registry_cannot_see_the_callers_components() -> None:
         strategy.scorer  # noqa: B018 (the metric is resolved when the scorer is made)
 
 
+@pytest.mark.slow
 def test_a_pool_scored_through_a_registry_scores_as_before(registry: Registry) -> None:
     """Same numbers whichever registry resolves the same components: no result changed."""
     space = FlowSpace()
@@ -157,6 +159,7 @@ def test_a_pool_scored_through_a_registry_scores_as_before(registry: Registry) -
 
 
 # --- DARTS: darts-compare -------------------------------------------------------------------
+@pytest.mark.slow
 def test_darts_compare_runs_with_the_invocations_registry(registry: Registry) -> None:
     app = typer.Typer()
     app.command("darts-compare")(darts_compare)
@@ -174,6 +177,7 @@ def test_darts_compare_runs_with_the_invocations_registry(registry: Registry) ->
 
 
 # --- zerocost: validation and the rank ensemble ---------------------------------------------
+@pytest.mark.slow
 def test_the_validation_entry_point_passes_its_registry_down(
     registry: Registry, monkeypatch, tmp_path
 ) -> None:

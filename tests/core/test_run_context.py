@@ -241,6 +241,7 @@ def test_a_run_hands_its_logger_and_build_options_through_the_context() -> None:
     assert context.logger.name == "nasforge.run" and context.registry is get_registry()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("module", ["nasforge.kernel.run_context", "nasforge.kernel.context_fields"])
 def test_the_context_modules_import_without_torch(module: str) -> None:
     code = f"import sys, {module}; print('torch' in sys.modules)"

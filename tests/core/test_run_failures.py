@@ -18,6 +18,7 @@ from nasforge.tools.cli import main
 from nasforge.tools.short_train import ShortTrainEvaluator
 
 
+@pytest.mark.slow
 def test_short_train_on_toy_is_refused_before_the_run_starts(tmp_path, cli) -> None:
     """The issue's repro: every trial used to fail on `in_channels`, and the CLI said success."""
     refused = cli(
@@ -88,6 +89,7 @@ def test_some_failed_trials_are_still_a_success(tmp_path) -> None:
     assert not outcome.best_result.failed
 
 
+@pytest.mark.slow
 def test_cli_all_failed_exits_two_with_one_line(tmp_path, cli, monkeypatch) -> None:
     monkeypatch.setattr(ToyEvaluator, "evaluate", _FailsAlways.evaluate)
     argv = ["search", "--space", "toy", "--evaluator", "toy", "--budget-trials", "4", "-q"]

@@ -108,6 +108,7 @@ def _assert_complete_and_identical(run: Path, reference: JournalReader) -> None:
     assert got.end is not None and got.end["best"] == reference.end["best"]
 
 
+@pytest.mark.slow
 def test_second_writer_is_refused_naming_the_holder_and_a_killed_holder_blocks_nothing(tmp_path, cli) -> None:
     run = tmp_path / "run"
     holder = _start_holder(run)
@@ -159,6 +160,7 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
+@pytest.mark.slow
 @linux_only
 def test_killed_process_pool_search_leaves_no_workers_and_no_lock(tmp_path, cli) -> None:
     run = tmp_path / "run"

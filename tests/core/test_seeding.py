@@ -40,6 +40,7 @@ def _assert_identical(a: dict[str, torch.Tensor], b: dict[str, torch.Tensor]) ->
     assert not different, f"differ: {different[:5]}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(BUILDERS))
 @pytest.mark.parametrize("seed", [0, 7])
 def test_seeded_build_is_bit_identical_to_manual_seed(name: str, seed: int) -> None:
@@ -82,6 +83,7 @@ def noisy_neighbour() -> Iterator[None]:
         thread.join()
 
 
+@pytest.mark.slow
 def test_builds_on_threads_ignore_other_threads(noisy_neighbour: None) -> None:
     reference = _state(seeded_build(BUILDERS["nb201"], 3))
     results: list[dict[str, torch.Tensor]] = []
@@ -217,12 +219,14 @@ def darts_eval() -> tuple[ShortTrainEvaluator, object]:
     return ev, DARTS.sample(random.Random(5))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ["nb201_eval", "darts_eval"])
 def test_short_train_gives_the_figures_of_the_global_seeded_code(case: str, request) -> None:  # noqa: ANN001
     ev, g = request.getfixturevalue(case)
     assert ev.evaluate(g).objectives["valid_accuracy"] == _legacy_short_train(ev, g)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ["nb201_eval", "darts_eval"])
 def test_concurrent_short_train_equals_one_evaluation_alone(
     case: str, request, noisy_neighbour: None

@@ -73,6 +73,7 @@ def _losses(experiment: Experiment) -> list[float]:
     return [t.result.metadata["train_loss"] for t in experiment.trials]
 
 
+@pytest.mark.slow
 def test_the_seed_reaches_an_ask_tell_evaluator() -> None:
     registry = flow_registry()
     one, again, two = _short_train(1, registry), _short_train(1, registry), _short_train(2, registry)

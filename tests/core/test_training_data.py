@@ -50,6 +50,7 @@ def test_a_run_on_data_in_memory_resumes_only_with_the_same_data(tmp_path) -> No
     assert api.resume(tmp_path / "r", train_data=(x, y)).best is not None
 
 
+@pytest.mark.slow
 def test_a_one_shot_search_takes_data_in_memory(tmp_path) -> None:
     rng = np.random.default_rng(0)
     x, y = rng.normal(size=(64, 1, 4, 4)).astype(np.float32), np.arange(64) % 4

@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 import re
 
+import pytest
 import typer
 
 from nasforge.kernel.registry import get_registry
@@ -23,6 +24,7 @@ def _generator():  # docs/ is not a package: load the script as the site build d
     return module
 
 
+@pytest.mark.slow
 def test_every_command_and_option_is_on_the_page() -> None:
     page = _generator().cli_reference()
     mount_plugin_commands(app, get_registry())

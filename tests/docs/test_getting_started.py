@@ -22,6 +22,7 @@ OWN_DATA = DOCS / "getting-started" / "your-own-data.md"
 EXPORT = DOCS / "getting-started" / "export-and-train.md"
 
 
+@pytest.mark.slow
 def test_first_search_then_inspect_and_export(cli: Callable[..., CliRun], tmp_path: Path) -> None:
     search = commands(FIRST)[0]
     assert search[:1] == ["search"] and "nb201-table" in search, "the page opens with the table search"
@@ -80,6 +81,7 @@ def test_first_search_on_mnist1d_at_the_page_sizes(cli: Callable[..., CliRun], t
     assert outcome["value"] > 20.0  # valid_accuracy, ten classes: chance is 10
 
 
+@pytest.mark.slow
 def test_the_python_example(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

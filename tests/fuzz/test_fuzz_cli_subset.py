@@ -19,6 +19,7 @@ SEED = 0
 INPUTS = 250
 
 
+@pytest.mark.slow  # the fuzz families' own tests stay fast
 def test_first_inputs_of_the_fuzz_benchmark(
     templates: Templates, tmp_path_factory: pytest.TempPathFactory
 ) -> None:

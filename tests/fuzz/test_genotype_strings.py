@@ -12,6 +12,7 @@ from fuzz.source import HypothesisSource
 from fuzz.templates import Templates
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("space", ["nb201", "darts", "toy"])
 @fuzz_settings(150, shrink=True)
 @given(data=st.data())
@@ -22,6 +23,7 @@ def test_parse_returns_a_valid_genotype_or_refuses(
     assert_case_ok(py_parse_case(HypothesisSource(data), templates, space))
 
 
+@pytest.mark.slow
 @fuzz_settings(60)
 @given(data=st.data())
 def test_cli_genotype_string_exits_0_or_one_line(templates: Templates, data: st.DataObject) -> None:

@@ -17,6 +17,7 @@ from fuzz.source import HypothesisSource
 from fuzz.templates import Templates
 
 
+@pytest.mark.slow
 @fuzz_settings(80)
 @given(data=st.data())
 def test_journal_loaders_read_or_refuse(templates: Templates, data: st.DataObject) -> None:
@@ -24,6 +25,7 @@ def test_journal_loaders_read_or_refuse(templates: Templates, data: st.DataObjec
     assert_case_ok(py_journal_case(HypothesisSource(data), templates))
 
 
+@pytest.mark.slow
 @fuzz_settings(40)
 @given(data=st.data())
 def test_cli_on_damaged_journals(templates: Templates, data: st.DataObject) -> None:
@@ -59,6 +61,7 @@ def test_torn_last_line_resumes_twice(templates: Templates, run: str) -> None:
         assert reader.end is not None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("index", range(12))
 def test_filesystem_conflicts(templates: Templates, index: int) -> None:
     """Run dir is a file, journal is a directory, ``--out`` is a file, names too long, ..."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -18,6 +19,7 @@ def test_inspect_file_describes_or_refuses(templates: Templates, data: st.DataOb
     assert_case_ok(py_onnx_case(HypothesisSource(data), templates))
 
 
+@pytest.mark.slow
 @fuzz_settings(40)
 @given(data=st.data())
 def test_cli_inspect_onnx(templates: Templates, data: st.DataObject) -> None:

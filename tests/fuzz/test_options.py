@@ -3,6 +3,7 @@ search arguments next to them: parsed, validated, and given to the CLI."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -19,6 +20,7 @@ from fuzz.source import STRUCTURAL, HypothesisSource
 from fuzz.templates import Templates
 
 
+@pytest.mark.slow
 @fuzz_settings(200, shrink=True)
 @given(items=st.lists(st.text(alphabet=STRUCTURAL + "é\x00", max_size=30), max_size=3))
 def test_parse_options_returns_a_dict_or_refuses(items: list[str]) -> None:
@@ -32,6 +34,7 @@ def test_parse_options_returns_a_dict_or_refuses(items: list[str]) -> None:
     assert_case_ok(Case("py: options", call=call, call_text=f"parse_options({items!r})"))
 
 
+@pytest.mark.slow
 @fuzz_settings(150, shrink=True)
 @given(data=st.data())
 def test_strategy_options_build_or_refuse(templates: Templates, data: st.DataObject) -> None:
@@ -39,6 +42,7 @@ def test_strategy_options_build_or_refuse(templates: Templates, data: st.DataObj
     assert_case_ok(py_options_case(HypothesisSource(data), templates))
 
 
+@pytest.mark.slow
 @fuzz_settings(50)
 @given(data=st.data())
 def test_cli_strategy_and_evaluator_options(templates: Templates, data: st.DataObject) -> None:
@@ -46,6 +50,7 @@ def test_cli_strategy_and_evaluator_options(templates: Templates, data: st.DataO
     assert_case_ok(option_case(HypothesisSource(data), templates))
 
 
+@pytest.mark.slow
 @fuzz_settings(40)
 @given(data=st.data())
 def test_cli_search_arguments(templates: Templates, data: st.DataObject) -> None:
@@ -53,6 +58,7 @@ def test_cli_search_arguments(templates: Templates, data: st.DataObject) -> None
     assert_case_ok(search_args_case(HypothesisSource(data), templates))
 
 
+@pytest.mark.slow
 @fuzz_settings(40)
 @given(data=st.data())
 def test_cli_build_options(templates: Templates, data: st.DataObject) -> None:

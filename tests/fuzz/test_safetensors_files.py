@@ -3,6 +3,7 @@ metadata; read by the library and given to ``inspect``, ``export`` and ``score``
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -20,6 +21,7 @@ def test_load_genotype_decodes_or_refuses(templates: Templates, data: st.DataObj
     assert_case_ok(py_genotype_file_case(HypothesisSource(data), templates))
 
 
+@pytest.mark.slow
 @fuzz_settings(60)
 @given(data=st.data())
 def test_cli_genotype_files(templates: Templates, data: st.DataObject) -> None:

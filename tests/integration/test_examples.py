@@ -14,6 +14,7 @@ from nasforge.tools.export import load_genotype
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow
 def test_search_nb201_example(tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, str(ROOT / "examples" / "search_nb201.py"), str(tmp_path)],

@@ -45,6 +45,7 @@ def test_sampled_cells_are_distinct_and_seeded(bench) -> None:
     assert first != bench.sample_cells("nb201", 30, seed=1)
 
 
+@pytest.mark.slow
 def test_seeded_subset_exports_through_the_cli(bench, tmp_path) -> None:
     counts = {"nb201": 15, "darts": 2}
     sweep = bench.run_sweep(counts, seed=0, workdir=tmp_path)

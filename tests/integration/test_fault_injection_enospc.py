@@ -120,7 +120,7 @@ def _assert_equal_to_reference(run_dir: Path, reference: JournalReader, resumed_
     assert json.loads(resumed_json)["best"] == reference.end["best_text"]
 
 
-@pytest.mark.parametrize("fault", ["tmpfs", "file-size-limit"])
+@pytest.mark.parametrize("fault", [pytest.param("tmpfs", marks=pytest.mark.slow), "file-size-limit"])
 def test_disk_full_mid_search_then_resume_equals_uninterrupted(
     tmp_path: Path, cli, reference: JournalReader, fault: str
 ) -> None:

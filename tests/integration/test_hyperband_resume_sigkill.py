@@ -12,6 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from nasforge.run.journal_file import JournalReader, journal_path
 
 # Tiny networks and 3 epochs: brackets (3 at 1 epoch -> 1 at 3) and (2 at 3 epochs).
@@ -69,6 +71,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow  # kill and resume stays fast in test_nb201_resume_sigkill and the CLI's Ctrl-C test
 def test_sigkill_mid_bracket_then_resume_matches_uninterrupted(tmp_path: Path) -> None:
     killed = tmp_path / "killed"
     proc = subprocess.Popen(

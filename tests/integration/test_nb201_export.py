@@ -19,6 +19,7 @@ def space():
     return load_space("nb201")
 
 
+@pytest.mark.slow
 def test_every_cell_round_trips_through_safetensors_bytes(space, tmp_path) -> None:
     """All 15,625 cells through real safetensors files (batched in one file per cell group)."""
     cells = list(space.enumerate())
@@ -51,6 +52,7 @@ def test_export_genotype_file_round_trip(space, tmp_path) -> None:
         assert info["op_names"] == list(space.op_names)
 
 
+@pytest.mark.slow
 def test_onnx_parity(space, tmp_path) -> None:
     g = space.parse("|nor_conv_3x3~0|+|nor_conv_1x1~0|skip_connect~1|+|avg_pool_3x3~0|none~1|nor_conv_3x3~2|")
     report = export_onnx(g, tmp_path / "m.onnx", space, build_options={"C": 8, "N": 1})
@@ -60,6 +62,7 @@ def test_onnx_parity(space, tmp_path) -> None:
     assert info["inputs"][0]["shape"][0] == "batch"
 
 
+@pytest.mark.slow
 def test_onnx_parity_full_size_network_on_digits_shape(space, tmp_path) -> None:
     g = space.parse(
         "|nor_conv_3x3~0|+|nor_conv_3x3~0|nor_conv_3x3~1|+|skip_connect~0|nor_conv_3x3~1|nor_conv_3x3~2|"
@@ -70,6 +73,7 @@ def test_onnx_parity_full_size_network_on_digits_shape(space, tmp_path) -> None:
     assert report.passed
 
 
+@pytest.mark.slow
 def test_cli_export_writes_both(space, tmp_path, capsys) -> None:
     text = "|nor_conv_3x3~0|+|skip_connect~0|none~1|+|none~0|none~1|skip_connect~2|"
     with pytest.raises(SystemExit) as exc:

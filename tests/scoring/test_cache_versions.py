@@ -55,6 +55,7 @@ def test_metric_info_version_defaults_and_validates() -> None:
         MetricInfo(name="m", version="")
 
 
+@pytest.mark.slow
 def test_a_bumped_metric_version_is_recomputed_not_served_stale(tmp_path) -> None:
     sp = space()
     gs = sample_genotypes(sp, 2, seed=1)
@@ -72,6 +73,7 @@ def test_a_bumped_metric_version_is_recomputed_not_served_stale(tmp_path) -> Non
     assert list(back.values("size")) == [_expected(g) for g in gs]
 
 
+@pytest.mark.slow
 def test_a_new_nasforge_version_or_another_loss_is_a_miss(tmp_path, monkeypatch) -> None:
     sp = space()
     gs = sample_genotypes(sp, 1, seed=2)
@@ -88,6 +90,7 @@ def _shard(tmp_path):  # noqa: ANN001, ANN202
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "damage",
     [
@@ -119,6 +122,7 @@ def test_binary_shard_is_an_empty_shard(tmp_path) -> None:
     assert not table.column("size")[0].cached and table.values("size")[0] == _expected(gs[0])
 
 
+@pytest.mark.slow
 def test_concurrent_writers_leave_an_intact_cache(tmp_path) -> None:
     """Two caches on one directory flushing after every score: no torn or foreign record,
     and every score served afterwards is the one that was put."""
@@ -171,6 +175,7 @@ def _shard_dir(cache_dir, sp, g) -> object:
     return shard
 
 
+@pytest.mark.slow
 def test_a_shard_that_became_a_directory_is_recovered_with_one_logged_warning(tmp_path, caplog) -> None:
     sp = space()
     gs = sample_genotypes(sp, 3, seed=6)

@@ -79,6 +79,7 @@ def test_one_network_per_slot_equals_the_per_network_path(cells, reference):
     assert not leftover_slots()
 
 
+@pytest.mark.slow
 def test_a_process_pool_builds_for_the_scoring_process(cells, reference):
     with ProcessSweep(2) as pool:
         stages = StageTimes()
@@ -95,6 +96,7 @@ def test_a_process_pool_builds_for_the_scoring_process(cells, reference):
     assert not leftover_slots()
 
 
+@pytest.mark.slow
 def test_stacks_give_the_per_network_scores(cells, reference):
     stages = StageTimes()
     got = score_genotypes(space(), cells, METRICS, pipeline=True, stack=4, stages=stages, **SETTINGS)
@@ -104,6 +106,7 @@ def test_stacks_give_the_per_network_scores(cells, reference):
     assert stages.stacks == 3 and stages.stack_size == 4 and stages.networks == len(cells)
 
 
+@pytest.mark.slow
 def test_metrics_that_do_not_stack_run_one_network_at_a_time(cells):
     """The NTK family takes its own kernels: per network, exactly, beside stacked metrics."""
     alone = score_genotypes(space(), cells[:3], ["ntk_trace", "synflow"], **SETTINGS)
@@ -155,6 +158,7 @@ def test_a_metric_failing_on_a_stack_is_scored_network_by_network(cells, referen
     assert np.array_equal(got.values("snip"), reference.values("snip"), equal_nan=True)
 
 
+@pytest.mark.slow
 def test_stacked_scores_are_cached_apart(cells, tmp_path: Path):
     cache = tmp_path / "scores"
     stacked = score_genotypes(space(), cells, ["synflow"], pipeline=True, stack=4, cache=cache, **SETTINGS)
@@ -232,6 +236,7 @@ def test_what_stacks_by_default():
         stacking_for(space(), metrics, -1, "cpu")
 
 
+@pytest.mark.slow
 def test_a_large_gpu_sweep_in_this_process_builds_in_processes():
     """One builder thread makes a few hundred networks a second: a GPU sweep of many starts
     builder processes (the scoring stays in this process); the CPU and small sweeps do not."""
@@ -246,6 +251,7 @@ def test_a_large_gpu_sweep_in_this_process_builds_in_processes():
         assert pool is None
 
 
+@pytest.mark.slow
 def test_workers_on_a_gpu_mean_builder_processes():
     """`--device cuda --workers N` (no --executor): N local processes build for this one."""
     from nasforge.tools.scoring.api import _sweep_runner

@@ -44,6 +44,7 @@ def test_a_ranking_reads_the_scores_nasforge_score_left_in_the_cache(cli, tmp_pa
     assert ranking.genotypes == fresh.genotypes and ranking.columns == fresh.columns
 
 
+@pytest.mark.slow
 def test_a_pool_is_ranked_alike_on_a_process_pool_and_in_process(tmp_path) -> None:
     space = load_space("nb201")
     pool = sample_genotypes(space, 8, seed=1)
@@ -53,6 +54,7 @@ def test_a_pool_is_ranked_alike_on_a_process_pool_and_in_process(tmp_path) -> No
     assert there.genotypes == here.genotypes and there.columns == here.columns
 
 
+@pytest.mark.slow
 def test_workers_start_only_for_what_is_not_cached(tmp_path) -> None:
     space = load_space("nb201")
     pool = sample_genotypes(space, 3, seed=2)
@@ -70,6 +72,7 @@ def test_workers_start_only_for_what_is_not_cached(tmp_path) -> None:
     assert isinstance(sweep_for(Parallelism()), InProcessSweep)
 
 
+@pytest.mark.slow
 def test_a_space_s_own_options_key_its_scores(tmp_path) -> None:
     """mlp-res with another LeakyReLU slope builds other networks: not served the default's
     scores; a space without options keys as it always did (old caches stay valid)."""
@@ -93,6 +96,7 @@ def test_a_space_s_own_options_key_its_scores(tmp_path) -> None:
     assert new == {key.shard()}, "an option-free space's key is the one it always had"
 
 
+@pytest.mark.slow
 def test_eigennas_scores_its_pool_on_the_run_s_executor_into_the_shared_cache(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     space = load_space("nb201")
@@ -108,6 +112,7 @@ def test_eigennas_scores_its_pool_on_the_run_s_executor_into_the_shared_cache(tm
     assert [(r.genotype, r.score) for r in there.score_pool()] == [(r.genotype, r.score) for r in ranked]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", [None, Parallelism("process", 2)])
 def test_hnas_keeps_its_pool_in_the_shared_cache(tmp_path, monkeypatch, where) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))

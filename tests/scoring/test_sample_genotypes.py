@@ -21,6 +21,7 @@ def test_unlisted_spaces_are_sampled_by_draws(name: str) -> None:
         space.validate(g)
 
 
+@pytest.mark.slow
 def test_a_listed_space_samples_its_enumeration_as_before() -> None:
     space = get_registry().space("nb201")
     assert sample_genotypes(space, 4, seed=1) == random.Random(1).sample(list(space.enumerate()), 4)

@@ -46,6 +46,7 @@ class ParamCount(Evaluator):
         return Result({"size": float(sum(p.numel() for p in net.parameters()))})
 
 
+@pytest.mark.slow
 def test_cache_reuses_scores_and_respects_keys(tmp_path) -> None:
     sp = space()
     gs = sample_genotypes(sp, 3, seed=1)
@@ -72,6 +73,7 @@ def test_torn_cache_line_is_ignored(tmp_path) -> None:
     assert all(s.cached for s in table.column("params"))
 
 
+@pytest.mark.slow
 def test_same_seed_same_scores_any_order() -> None:
     sp = space()
     gs = sample_genotypes(sp, 3, seed=3)
@@ -108,6 +110,7 @@ class NegParams(Metric):
         return -float(sum(p.numel() for p in model.parameters()))
 
 
+@pytest.mark.slow
 def test_lower_is_better_metric_is_sign_corrected() -> None:
     sp = space()
     gs = sample_genotypes(sp, 10, seed=5)
@@ -116,6 +119,7 @@ def test_lower_is_better_metric_is_sign_corrected() -> None:
     assert not result.get("neg_params").higher_is_better
 
 
+@pytest.mark.slow
 def test_sample_is_reproducible_and_distinct() -> None:
     sp = space()
     a = sample_genotypes(sp, 50, seed=7)
@@ -160,6 +164,7 @@ def test_random_label_mode_changes_only_labels() -> None:
         fixed_batch(DATA, labels="shuffled")
 
 
+@pytest.mark.slow
 def test_data_free_metrics_are_cached_across_data(tmp_path) -> None:
     sp = space()
     gs = sample_genotypes(sp, 2, seed=6)

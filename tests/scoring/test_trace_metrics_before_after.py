@@ -65,6 +65,7 @@ def _metrics():  # noqa: ANN202
     ) + [resolve_metrics(["knas"])[0].__class__(variant="thesis")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 3])
 def test_scores_equal_the_materialised_kernels_in_float64(seed: int) -> None:
     torch.set_num_threads(1)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -99,6 +100,7 @@ def build_spec(
     registry = registry if registry is not None else get_registry()
     space = space or default_component(registry, "space", defaults.SPACE)
     strategy = strategy or defaults.default_strategy(registry)
+    check_names(registry, space=space, strategy=strategy, evaluator=evaluator)
     spec = ExperimentSpec(
         space=space,
         strategy=strategy,
@@ -143,6 +145,20 @@ def build_spec(
         _with_device(_with_default_data(_placed(spec, dataset, registry), registry), device, registry),
         registry,
     )
+
+
+#: A component's name as the registry knows it; anything else (a path, ``FILE.py:NAME``) is
+#: resolved by whoever reads it, not checked here.
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+
+
+def check_names(registry: Registry, **named: str | None) -> None:
+    """Each component named by ``kind=name`` (space, strategy, evaluator, metric, dataset)
+    is one the registry has: an unknown or misspelt name is refused, with a suggestion,
+    before anything is announced, read or built (``--space nb210`` once trained digits first)."""
+    for kind, name in named.items():
+        if name is not None and _PLAIN_NAME.fullmatch(name) and not name.endswith(".py"):
+            registry.get(kind, name)
 
 
 def _refuse_ask_tell_settings(spec: ExperimentSpec, has_budget: bool) -> None:

@@ -41,6 +41,9 @@ class Asker:
         #: itself (or the whole space has been seen), so the run asks no more.
         self.exhausted = False
         self._said_finished = False
+        #: Why the strategy stopped proposing before the budget was spent, in words (its
+        #: journal's end record keeps it); None while it proposes.
+        self.ended: str | None = None
         self._size = space.size if dedup else None
         self._full = max_fidelity(evaluator)
         self._seen_at_full: set[Genotype] = set()
@@ -53,6 +56,7 @@ class Asker:
     def note_finished(self, done: int) -> None:
         if not self._said_finished:
             self._said_finished = True
+            self.ended = f"strategy '{self.strategy.name}' had nothing more to propose after {done} trials"
             self.console.print(
                 f"strategy '{self.strategy.name}' has nothing more to propose: finished after {done} trials"
             )
@@ -100,12 +104,16 @@ class Asker:
             asks.append(asked)
         if not asks and not self.finished and not self.exhausted:
             self.exhausted = True
-            self.console.print(
-                f"[yellow]search space exhausted: every one of the {self._size} architectures of "
-                f"'{self.space.name}' has been evaluated[/]"
+            seen = len(self._seen_at_full)
+            of = f" of the {self._size:,}" if self._size is not None else ""
+            self.ended = (
+                f"search space exhausted: every one of the {self._size:,} architectures of "
+                f"'{self.space.name}' has been evaluated"
                 if covered
-                else "[yellow]search space exhausted: the strategy only repeats itself[/]"
+                else f"the strategy only repeated itself: its last {self.duplicates:,} asks were "
+                f"architectures already evaluated ({seen:,}{of} of '{self.space.name}' seen)"
             )
+            self.console.print(f"[yellow]{self.ended}[/]")
         return asks
 
     def _check_fidelity(self, fidelity: int | None, stops: bool) -> None:

@@ -33,6 +33,8 @@ TABLE_DATASET = "cifar10"
 TRAINING_DATASET = "digits"
 #: Size baselines that ``nasforge score``/``correlate`` always show beside a metric.
 BASELINE_METRICS = ("params", "flops")
+#: Architectures a correlation scores and looks up unless told otherwise.
+CORRELATION_SAMPLE = 200
 #: The training-free metric a pre-ranking (and a warm start) ranks by when none is named:
 #: data-free, one forward on NAS-Bench-201 networks, and the strongest single proxy there
 #: in the zero-cost literature (Abdelfattah et al., 2021).

@@ -44,6 +44,7 @@ from nasforge.kernel.parallelism import Parallelism
 from nasforge.kernel.result import Result
 from nasforge.kernel.run_context import RunContext
 from nasforge.run.construction import build_component
+from nasforge.run.threads import worker_threads
 
 
 @attrs.frozen
@@ -220,7 +221,8 @@ class ProcessPoolExecutor(Executor):
     Workers are *spawned*, not forked: a fork of a process whose torch (OpenMP) thread
     pool is already running inherits locked mutexes without the threads that hold them,
     and the first parallel op in the child (``torch.randperm`` of a training loop) blocks
-    for ever. Each worker runs torch with ``threads`` threads (default: the parent's), and
+    for ever. Each worker runs torch with ``threads`` threads (default: the parent's divided
+    among the workers, :func:`~nasforge.run.threads.worker_threads`), and
     dies with the process that started it (see :func:`die_with_parent`).
 
     A worker that dies breaks the whole pool (Python's ``BrokenProcessPool``) and takes
@@ -235,7 +237,7 @@ class ProcessPoolExecutor(Executor):
     def __init__(self, workers: int = 2, threads: int | None = None, retries: int = DEFAULT_RETRIES) -> None:
         self.workers = workers
         self.retries = retries
-        self._threads = threads if threads is not None else _torch_threads()
+        self._threads = threads if threads is not None else worker_threads(workers, _torch_threads())
         self._pool = self._new_pool()
         self._jobs: dict[int, _Job] = {}
         self._futures: dict[cf.Future[Result], int] = {}

@@ -256,7 +256,10 @@ class Experiment:
                 self.events.plugins_search_end(self, outcome)
                 self.plugin_faults = self.events.plugin_faults
             outcome = with_faults(outcome, self.plugin_faults)
-            journal.end(end_record(self, outcome))
+            record = end_record(self, outcome)
+            if loop.asker.ended is not None:  # why it ended before its budget, in words
+                record["ended"] = loop.asker.ended
+            journal.end(record)
         finally:
             self.executor.close()  # also when refused or failed: no pool is left behind
             journal.close(told_any=bool(self.trials))

@@ -25,18 +25,20 @@ import copy
 import logging
 import re
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pluggy
 
 from nasforge.kernel import hookspecs
 from nasforge.kernel.errors import NasforgeError
-from nasforge.kernel.outcome import SearchOutcome
 from nasforge.kernel.registry import KINDS, Registry
 from nasforge.kernel.result import Trial
 from nasforge.run.plugin_faults import FaultLog, PluginFault
 
 _T = TypeVar("_T")
+
+if TYPE_CHECKING:  # the outcome holds an ensemble (torch); the command line's logging imports this
+    from nasforge.kernel.outcome import SearchOutcome
 
 #: The logger of a run's start and end records.
 logger = logging.getLogger("nasforge.run")
@@ -44,7 +46,7 @@ logger = logging.getLogger("nasforge.run")
 EVENT_KEY = "nasforge_event"
 
 TrialCallback = Callable[[Trial], None]
-EndCallback = Callable[[SearchOutcome], None]
+EndCallback = Callable[["SearchOutcome"], None]
 #: The event hooks a run's own hook objects may implement.
 EVENT_HOOKS = ("nasforge_trial_end", "nasforge_should_stop", "nasforge_search_end")
 

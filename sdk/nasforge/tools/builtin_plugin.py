@@ -5,21 +5,24 @@ searches: tests and demos load it as a plugin module, ``NASFORGE_PLUGINS=nasforg
 from __future__ import annotations
 
 from nasforge.kernel.hookspecs import hookimpl
-from nasforge.run.builtin_datasets import BUILTIN_DATASETS
-from nasforge.run.executors import InProcessExecutor, ProcessPoolExecutor
-from nasforge.tools.short_train import ShortTrainEvaluator
 
 
 @hookimpl
 def nasforge_register_datasets() -> list:
+    from nasforge.run.builtin_datasets import BUILTIN_DATASETS
+
     return list(BUILTIN_DATASETS)
 
 
 @hookimpl
 def nasforge_register_executors() -> list:
+    from nasforge.run.executors import InProcessExecutor, ProcessPoolExecutor
+
     return [InProcessExecutor, ProcessPoolExecutor]
 
 
 @hookimpl
 def nasforge_register_evaluators() -> list:
+    from nasforge.tools.short_train import ShortTrainEvaluator
+
     return [ShortTrainEvaluator]

@@ -40,6 +40,7 @@ def _cli(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, str, s
     return code, out, err
 
 
+@pytest.mark.slow
 def test_the_former_search_options_reach_nasforge_search(capsys, tmp_path: Path) -> None:
     run = tmp_path / "run"
     argv: list[object] = ["search", "--space", "darts", "--strategy", "darts", "--dataset", "digits"]
@@ -79,6 +80,7 @@ def test_darts_compare_bad_seeds_are_one_line(capsys) -> None:
     ]
 
 
+@pytest.mark.slow
 def test_darts_compare_unknown_evaluator_fails_before_searching(capsys) -> None:
     code, _, err = _cli(capsys, "darts-compare", "--evaluator", "no-such-table", "--epochs", "1")
     assert code == 2 and "no-such-table" in err and "Traceback" not in err

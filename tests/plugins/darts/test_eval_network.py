@@ -19,6 +19,7 @@ def _one_thread() -> None:
     torch.set_num_threads(1)
 
 
+@pytest.mark.slow
 def test_pr_darts_cifar10_parameters_match_paper() -> None:
     net = SPACE.build(SPACE.parse(PR_DARTS))  # C=36, 20 cells, auxiliary head built
     n = count_parameters(net)
@@ -28,6 +29,7 @@ def test_pr_darts_cifar10_parameters_match_paper() -> None:
     assert count_parameters(net, exclude=()) > n
 
 
+@pytest.mark.slow
 def test_darts_v2_cifar10_parameters_match_paper() -> None:
     n = count_parameters(SPACE.build(SPACE.parse(DARTS_V2), auxiliary=False))
     assert n == 3_349_342 and round(n / 1e6, 1) == 3.3
@@ -43,17 +45,20 @@ def test_pr_darts_imagenet_parameters_and_mult_adds_match_paper() -> None:
     assert net.training  # the counter restores the mode
 
 
+@pytest.mark.slow
 def test_darts_v2_imagenet_parameters_match_paper() -> None:
     n = count_parameters(SPACE.build(SPACE.parse(DARTS_V2), dataset="imagenet"))
     assert round(n / 1e6, 1) == 4.7
 
 
+@pytest.mark.slow
 def test_cifar_mult_adds_of_the_published_cells() -> None:
     # research note [M]: 530M (PR-DARTS) and 528M (DARTS_V2) at 32x32
     assert round(count_mult_adds(SPACE.build(SPACE.parse(PR_DARTS)), (3, 32, 32)) / 1e6) == 530
     assert round(count_mult_adds(SPACE.build(SPACE.parse(DARTS_V2)), (3, 32, 32)) / 1e6) == 528
 
 
+@pytest.mark.slow
 def test_small_network_trains_with_aux_and_drop_path_on_digit_sized_input() -> None:
     torch.manual_seed(0)
     net = SPACE.build(SPACE.parse(PR_DARTS), C=8, layers=5, in_channels=1, auxiliary=True, drop_path=0.2)

@@ -108,6 +108,7 @@ def test_bad_settings_are_one_line_option_errors(overrides: dict, needle: str) -
 # --- training on digits -------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_derived_cell_trains_on_digits_with_aux_head_and_drop_path(tiny_run) -> None:
     first, last = tiny_run.history
     assert [r["epoch"] for r in tiny_run.history] == [0, 1]
@@ -134,6 +135,7 @@ def test_the_auxiliary_loss_reaches_the_auxiliary_tower(tiny_run, digits) -> Non
     assert off.auxiliary is None
 
 
+@pytest.mark.slow
 def test_drop_path_ramps_linearly_by_epoch(digits) -> None:
     """DARTS: ``drop_path_prob = 0.2 * epoch / epochs``, set before each epoch, 0 first."""
     paper = train_settings("paper")
@@ -147,6 +149,7 @@ def test_drop_path_ramps_linearly_by_epoch(digits) -> None:
     assert lrs[0] == 0.025 and lrs[0] > lrs[1] > lrs[2] > 0, "cosine, stepped per epoch"
 
 
+@pytest.mark.slow
 def test_the_same_seed_gives_identical_results(digits) -> None:
     settings = train_settings("cpu-tiny", epochs=1, **SMOKE)
     a = train_derived(DARTS_V2, digits, settings, seed=5)
@@ -159,6 +162,7 @@ def test_the_same_seed_gives_identical_results(digits) -> None:
     assert a.history[0]["train_loss"] != c.history[0]["train_loss"]
 
 
+@pytest.mark.slow
 def test_a_killed_run_resumes_from_its_checkpoint_to_the_same_numbers(digits, tmp_path: Path) -> None:
     settings = train_settings("cpu-tiny", epochs=3, **SMOKE)
     straight = train_derived(DARTS_V2, digits, settings, seed=2)
@@ -290,6 +294,7 @@ def test_genotypes_resolve_from_names_strings_and_files(tmp_path: Path) -> None:
     assert resolve_darts_genotype(str(path)) == v2
 
 
+@pytest.mark.slow
 def test_the_command_trains_on_local_cifar10_and_writes_its_result(cli, tmp_path: Path) -> None:
     """The cifar10 path end to end at toy size: crop 4, flip, cutout 16 on 32x32 images."""
     _fake_cifar(tmp_path / "data")

@@ -26,6 +26,7 @@ def space():
     return get_registry().space("nasnet-cells")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(TABLE_4_3_C0))
 def test_published_cells_have_the_thesis_parameter_counts(space, name: str) -> None:
     g = space.parse(PUBLISHED[name])

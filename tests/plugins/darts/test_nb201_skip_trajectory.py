@@ -6,12 +6,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from nasforge.tools.cli import main
 from nasforge_darts.table_compare import TABLE_DATASETS, CompareRow, compare_on_table, summarise
 
 TINY = {"epochs": 2, "max_batches": 2, "batch_size": 16, "supernet": {"C": 4, "N": 1}}
 
 
+@pytest.mark.slow
 def test_rows_carry_the_skip_share_of_every_epoch_and_table_accuracies() -> None:
     rows = compare_on_table(seeds=(0,), common=TINY)
     assert [r.strategy for r in rows] == ["darts", "prdarts[official-code]"]
@@ -33,6 +36,7 @@ def test_row_without_trajectory_still_builds() -> None:
     assert row.skip_share_by_epoch == ()
 
 
+@pytest.mark.slow
 def test_command_batch_size_applies_to_both_strategies(capsys, tmp_path: Path) -> None:
     out = tmp_path / "rows.json"
     argv = ["darts-compare", "--seeds", "0", "--epochs", "1", "--C", "2", "--batch-size", "300"]

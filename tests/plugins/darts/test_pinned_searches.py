@@ -58,6 +58,7 @@ def test_nb201_supernet_searches_are_pinned(
     assert space.format(best) == expected
 
 
+@pytest.mark.slow
 def test_prdarts_on_the_darts_supernet_is_pinned(digits: TensorData) -> None:
     space, best = _search("prdarts", "darts", 0, digits, preset="paper", **DARTS)
     cells = space.cells(best)

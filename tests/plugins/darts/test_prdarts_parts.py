@@ -54,6 +54,7 @@ def _view() -> SupernetView:
     return SupernetView(SPACE.supernet(C=2, layers=3))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("tau", "skip", "nonskip", "path_mean", "path_sum"),
     [(0.1, 0.5597, 0.5597, 0.0981, 25.12), (10.0, 1.0, 1.0, 1.0, 256.0)],
@@ -96,6 +97,7 @@ def _beta_for(p: float, tau: float) -> float:
     return float(torch.logit(torch.tensor(p, dtype=torch.float64))) + tau * GATE.log_ratio
 
 
+@pytest.mark.slow
 def test_official_code_hinge_follows_the_code_average_then_hinge() -> None:
     """By hand: skip activation 0.06 (normal) and 0.78 (reduce), every op sampled.
 
@@ -142,6 +144,7 @@ def test_edge_selection_modes() -> None:
         select_edges(g, mode="gdas")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("text", "kind", "skips", "depth", "pdepth"),
     [

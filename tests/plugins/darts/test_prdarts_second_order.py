@@ -93,6 +93,7 @@ def _draws(strat, view, w_opt):  # noqa: ANN001, ANN202
     return strat._draw(view, ctx), strat._draw(view, ctx)
 
 
+@pytest.mark.slow
 def test_second_order_gradient_matches_the_exact_unrolled_objective(setup: tuple) -> None:
     strat, view, train, val, w_opt = setup
     before = [p.detach().clone() for p in view.module.parameters()]
@@ -126,6 +127,7 @@ def test_second_order_gradient_matches_the_exact_unrolled_objective(setup: tuple
         checked += 1
 
 
+@pytest.mark.slow
 def test_second_order_differs_from_first_order_and_regulariser_is_included(setup: tuple) -> None:
     strat, view, train, val, w_opt = setup
     second, _ = strat.arch_gradient(view, train, val, _ctx(w_opt))
@@ -160,6 +162,7 @@ def _tiny_fit(**options: object) -> tuple:
     return space.format(out.best), out.produced_by["arch_parameters"]
 
 
+@pytest.mark.slow
 def test_second_order_search_is_seeded_and_not_first_order() -> None:
     torch.set_num_threads(1)
     g2, a2 = _tiny_fit(order=2, tau_max=1.0)
@@ -191,6 +194,7 @@ def test_tau_ten_regulariser_gradient_is_exactly_zero_in_float32() -> None:
     assert never is not None and "for all 200 epochs" in never
 
 
+@pytest.mark.slow
 def test_the_paper_preset_warns_once_per_run(caplog: pytest.LogCaptureFixture) -> None:
     torch.set_num_threads(1)
     with caplog.at_level(logging.WARNING, logger="nasforge.darts"):

@@ -19,6 +19,7 @@ def net() -> SearchNetwork:
     return DartsSpace().supernet(C=4, layers=3, in_channels=1, num_classes=5)
 
 
+@pytest.mark.slow
 def test_parameter_groups_are_disjoint_and_complete(net: SearchNetwork) -> None:
     arch = net.arch_parameters()
     assert [tuple(a.shape) for a in arch] == [(14, 8), (14, 8)]
@@ -28,6 +29,7 @@ def test_parameter_groups_are_disjoint_and_complete(net: SearchNetwork) -> None:
     assert len(weights) + 2 == len(list(net.parameters()))
 
 
+@pytest.mark.slow
 def test_default_forward_is_softmax_of_alphas_and_reaches_alphas(net: SearchNetwork) -> None:
     x = torch.randn(4, 1, 8, 8)
     out = net(x)

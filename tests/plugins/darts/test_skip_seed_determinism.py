@@ -14,6 +14,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 SCRIPT = r"""
 import json, sys
 import torch
@@ -47,6 +49,7 @@ def _fresh_run(seed: int, hash_seed: str) -> list[dict]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow  # seeded identity stays fast in tests/core/test_seeding.py
 def test_same_seed_same_search_in_two_fresh_processes() -> None:
     first, second = _fresh_run(0, "1"), _fresh_run(0, "2")
     assert [r["strategy"] for r in first] == ["darts", "prdarts[official-code]"]

@@ -81,6 +81,7 @@ def test_validate_rejects_foreign_and_bad_choices() -> None:
         SPACE.validate(Genotype("darts", "1", bad))
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 2**32 - 1))
 def test_sample_format_parse_encode_round_trips(seed: int) -> None:

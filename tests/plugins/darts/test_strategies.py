@@ -36,6 +36,7 @@ def test_registered_as_one_shot_strategies() -> None:
     assert issubclass(DartsStrategy, OneShotStrategy)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("order", [1, 2])
 def test_darts_fit_on_digits_is_reproducible(digits: TensorData, order: int) -> None:
     space = DartsSpace()
@@ -53,6 +54,7 @@ def test_darts_fit_on_digits_is_reproducible(digits: TensorData, order: int) -> 
     assert out.produced_by["config"]["order"] == order
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("preset", ["paper", "official-code"])
 def test_prdarts_fit_on_digits(digits: TensorData, preset: str) -> None:
     out = PRDartsStrategy(preset=preset, seed=0, progress=False, **TINY).fit(DartsSpace(), digits)

@@ -28,6 +28,7 @@ def genotype(evaluator: DartsTrainEvaluator):
     return evaluator.space.sample(random.Random(5))
 
 
+@pytest.mark.slow
 def test_every_epoch_is_reported_and_the_run_repeats(evaluator, genotype) -> None:
     full = evaluator.evaluate(genotype)
     assert not full.failed, full.error
@@ -64,6 +65,7 @@ def test_bad_input_is_refused(evaluator, genotype) -> None:
         DartsTrainEvaluator(load_space("nb201"), data=load_digits())
 
 
+@pytest.mark.slow
 def test_hyperband_searches_the_darts_space_with_it(tmp_path) -> None:
     torch.set_num_threads(1)
     outcome = api.search(

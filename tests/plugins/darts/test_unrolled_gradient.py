@@ -77,6 +77,7 @@ def test_matches_exact_second_order_autograd(setup: tuple) -> None:
     assert any(not torch.allclose(f, e, rtol=1e-2, atol=1e-6) for f, e in zip(first, exact, strict=True))
 
 
+@pytest.mark.slow
 def test_matches_central_differences_of_the_unrolled_objective(setup: tuple) -> None:
     net, train, val, bufs = setup
     approx = _fd_hvp_gradient(net, train, val, bufs)

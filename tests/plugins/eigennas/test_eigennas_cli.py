@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import onnx
+import pytest
 
 from nasforge.run.journal_file import JournalReader
 from nasforge.tools.export import load_genotype
@@ -25,6 +26,7 @@ EIGENNAS = [
 SMALL = ["-o", "sample_size=12", "-o", "top_k=3", "-o", "batch_size=8", "--evaluator-option", "epochs=1"]
 
 
+@pytest.mark.slow
 def test_eigennas_search_on_digits_prints_and_exports(cli, tmp_path) -> None:
     run = cli(
         *EIGENNAS,
@@ -49,6 +51,7 @@ def test_eigennas_search_on_digits_prints_and_exports(cli, tmp_path) -> None:
     assert sum(r["fitness"] is not None for r in rows) == 3
 
 
+@pytest.mark.slow
 def test_eigennas_prints_its_candidate_table(cli, tmp_path) -> None:
     run = cli(*EIGENNAS, *SMALL, "--run-dir", tmp_path / "run", ok=True)
     assert "eigennas: 12 candidates by eigennas_trace, top 3 evaluated" in run.err

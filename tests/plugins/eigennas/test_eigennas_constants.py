@@ -41,6 +41,7 @@ def reference_mu(name: str, r: int) -> float:
     return gauss(lambda x: f(x) * eval_hermitenorm(r, x)) / math.sqrt(math.factorial(r))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ACTIVATIONS)
 @pytest.mark.parametrize("r", range(7))
 def test_hermite_coefficients_match_numeric_integration(name: str, r: int) -> None:
@@ -65,6 +66,7 @@ def test_mu1_table_and_closed_forms() -> None:
         assert total == pytest.approx(gauss(lambda x, f=ACTS.value(name): f(x) ** 2), rel=2e-3)
 
 
+@pytest.mark.slow
 def test_beta1_is_the_sup_of_the_forward_gain() -> None:
     """β_1 = sup_v 2E[σ²]/v: attained as v -> 0 (sigmoid, tanh), v -> inf (swish), everywhere (relu)."""
     vs = np.geomspace(1e-4, 1e4, 60)

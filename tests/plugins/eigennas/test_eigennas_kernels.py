@@ -63,6 +63,7 @@ def _pair_reference(name: str, a: float, b: float, c: float, derivative: bool) -
     )[0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ACTIVATIONS)
 @pytest.mark.parametrize(
     ("a", "b", "c"), [(1.0, 1.0, 0.5), (10.0, 8.0, 7.9), (100.0, 50.0, 70.0), (5.0, 5.0, -4.0)]
@@ -109,6 +110,7 @@ def test_diagonal_fixtures() -> None:
     assert seq == pytest.approx([5.637, 15.98, 45.55, 130.5, 375.2, 1082, 3127, 9050], rel=1e-3)
 
 
+@pytest.mark.slow
 def test_matrix_and_scalar_recursions_agree() -> None:
     x = inputs().double().numpy()
     space = MLPResSpace(depth=5)
@@ -120,6 +122,7 @@ def test_matrix_and_scalar_recursions_agree() -> None:
             assert np.allclose(k, k.T) and np.linalg.eigvalsh(k)[0] > 0
 
 
+@pytest.mark.slow
 def test_the_correction_vanishes_without_skips_and_matters_with_them() -> None:
     x = inputs().double().numpy()
     acts = ["swish", "relu", "tanh", "leaky_relu"]
@@ -203,6 +206,7 @@ def _tau(depth: int, n: int, n_inputs: int = 16) -> float:
     return kendall(cheap, lmin)
 
 
+@pytest.mark.slow
 def test_cheap_score_ranks_like_lambda_min_fast() -> None:
     """40 depth-4 architectures on 8 inputs (measured τ = 0.88)."""
     assert _tau(depth=4, n=40, n_inputs=8) >= 0.8

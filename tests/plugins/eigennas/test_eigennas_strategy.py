@@ -185,6 +185,7 @@ def _nb201_run(run_dir, metric: str = "eigennas_trace"):
     return exp, exp.run()
 
 
+@pytest.mark.slow
 def test_on_nb201_validation_picks_among_the_top_k_and_test_is_reported(tmp_path) -> None:
     exp, outcome = _nb201_run(tmp_path / "run")
     strategy = exp.strategy
@@ -197,6 +198,7 @@ def test_on_nb201_validation_picks_among_the_top_k_and_test_is_reported(tmp_path
     assert len(rows) == NB201["sample_size"] and sum(r["chosen"] for r in rows) == 1
 
 
+@pytest.mark.slow
 def test_knas_is_the_same_pipeline_with_another_metric(tmp_path) -> None:
     a, _ = _nb201_run(tmp_path / "a")
     b, knas = _nb201_run(tmp_path / "b", metric="knas")

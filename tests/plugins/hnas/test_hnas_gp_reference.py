@@ -36,6 +36,7 @@ def test_posterior_and_likelihood_match_at_fixed_hyperparameters(data) -> None:
     assert float(gp.log_marginal_likelihood()) == pytest.approx(ref.log_marginal_likelihood_value_, abs=1e-9)
 
 
+@pytest.mark.slow
 def test_fitted_isotropic_gp_matches_scikit_learn(data) -> None:
     x, y, xq = data
     ref = GaussianProcessRegressor(
@@ -49,6 +50,7 @@ def test_fitted_isotropic_gp_matches_scikit_learn(data) -> None:
     assert np.allclose(m.numpy(), mean, atol=1e-4) and np.allclose(s.numpy(), std, atol=1e-4)
 
 
+@pytest.mark.slow
 def test_ard_gp_with_amplitude_is_at_least_as_likely(data) -> None:
     x, y, _ = data
     ref = GaussianProcessRegressor(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from nasforge_hnas import HnasLoop, LoopSettings
 
@@ -26,6 +27,7 @@ def _run(seed: int = 0, steps: int = 12) -> tuple[HnasLoop, np.ndarray]:
     return loop, value
 
 
+@pytest.mark.slow
 def test_initial_design_then_bo_without_reselection() -> None:
     loop, _ = _run()
     s = loop.settings
@@ -37,6 +39,7 @@ def test_initial_design_then_bo_without_reselection() -> None:
     assert len(indices) == len(set(indices)) == 12
 
 
+@pytest.mark.slow
 def test_best_is_the_best_observed_and_beats_the_pool_median() -> None:
     loop, value = _run()
     best = loop.best()
@@ -45,6 +48,7 @@ def test_best_is_the_best_observed_and_beats_the_pool_median() -> None:
     assert value[best.index] > np.quantile(value, 0.9)
 
 
+@pytest.mark.slow
 def test_loop_is_a_function_of_seed_and_observations() -> None:
     a, _ = _run(seed=3)
     b, _ = _run(seed=3)

@@ -40,6 +40,7 @@ def test_the_rule_reads_the_declared_direction_and_sign() -> None:
     assert unfit_for_m(MetricInfo(name="m", higher_is_better=False)) is not None
 
 
+@pytest.mark.slow
 def test_a_signed_grasp_enters_the_pool_as_its_magnitude(tmp_path) -> None:
     space = NB201Space()
     cache = PoolCache(tmp_path / "pool.jsonl")

@@ -15,6 +15,7 @@ from nasforge_nb201.space import NB201Space
 SETTINGS = PoolSettings(batch_size=16, input_shape=(3, 8, 8), build={"C": 4, "N": 1})
 
 
+@pytest.mark.slow
 def test_pool_metrics_are_trace_and_condition_of_one_ntk() -> None:
     space = NB201Space()
     scorer = PoolScorer(space, SETTINGS)

@@ -79,6 +79,7 @@ def test_an_unknown_preset_is_one_line(name, message) -> None:
     assert "thesis" in PRESETS
 
 
+@pytest.mark.slow
 def test_the_thesis_preset_grows_the_pool_and_never_reselects() -> None:
     space = ToySpace()
     evaluator = ToyEvaluator(space)

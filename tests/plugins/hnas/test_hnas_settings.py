@@ -92,6 +92,7 @@ def test_bad_options_name_the_option(options: dict, message: str) -> None:
         HnasSettings.from_options(options)
 
 
+@pytest.mark.slow
 def test_settings_and_flat_options_run_the_same_search() -> None:
     space = ToySpace()
     evaluator = ToyEvaluator(space)
@@ -126,6 +127,7 @@ def test_the_registry_path_takes_flat_options_only() -> None:
         build_component("strategy", Hnas, RunContext(), {"settings": {"steps": 3}}, space, objective=goal)
 
 
+@pytest.mark.slow
 def test_the_zerocost_ntk_traces_serve_as_m() -> None:
     """HNAS's own metric is m_trace, on the pool's kernel settings. The zerocost plugin's
     ``ntk_trace_per_sample`` is the same number under the default settings; its

@@ -20,6 +20,7 @@ NB201_OPTS = {
 }
 
 
+@pytest.mark.slow  # HNAS's own tests (loop, search, command) stay fast; each kit check scores a pool
 class TestHnasConformance(StrategyRunConformance):
     n_trials = 12
 
@@ -43,6 +44,7 @@ def test_registered() -> None:
     assert get_registry().get("strategy", "hnas") is Hnas
 
 
+@pytest.mark.slow
 def test_experiment_on_the_table_picks_the_best_of_its_proposals(tmp_path) -> None:
     out = api.search(
         "nb201",
@@ -68,6 +70,7 @@ def test_bad_options_are_nasforge_errors() -> None:
         Hnas(NB201Space(), objective=Objective("x"), pool_size=0)
 
 
+@pytest.mark.slow
 def test_short_training_on_digits_is_deterministic() -> None:
     space = NB201Space()
     short_train = get_registry().get("evaluator", "short-train")  # the core's, which HNAS uses

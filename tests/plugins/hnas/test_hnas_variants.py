@@ -22,6 +22,7 @@ def test_a_preset_with_another_metric_is_labelled_as_a_variant() -> None:
     assert HnasSettings.from_options({"metric": "snip"}).label() == "defaults + metric=snip"
 
 
+@pytest.mark.slow
 def test_a_variant_pool_takes_kappa_from_the_m_trace_pool(tmp_path, monkeypatch) -> None:
     space = NB201Space()
     base = {"batch_size": 8, "input_shape": (3, 8, 8), "build": {"C": 4, "N": 1}}
@@ -45,6 +46,7 @@ def test_a_variant_pool_takes_kappa_from_the_m_trace_pool(tmp_path, monkeypatch)
     assert list(fresh.metric) == list(snip_pool.metric)
 
 
+@pytest.mark.slow
 def test_a_fixed_pool_seed_gives_every_search_seed_the_same_pool(tmp_path) -> None:
     from nasforge.kernel.result import Objective
     from nasforge_hnas import Hnas

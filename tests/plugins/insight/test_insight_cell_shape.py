@@ -62,6 +62,7 @@ def test_dangling_nodes_do_not_count() -> None:
     assert shape.contributing == (4, 5, 6)
 
 
+@pytest.mark.slow
 def test_the_darts_space_gives_the_same_shapes_through_the_supernet_contract() -> None:
     space = get_registry().space("darts")
     for name in ("DARTS_V2", "SNAS_MILD"):

@@ -54,6 +54,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
     return out, json.loads(stdout)
 
 
+@pytest.mark.slow
 def test_the_command_writes_page_figures_and_json(report) -> None:
     out, doc = report
     assert doc["schema"] == "nasforge.insight/1"
@@ -93,6 +94,7 @@ def test_bad_input_is_one_line(tmp_path: Path) -> None:
     assert code == 2 and "at least 2 held-out" in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_every_figure_renders_in_a_headless_browser(report, tmp_path: Path) -> None:
     browser = find_browser()
     assert browser is not None
@@ -120,6 +122,7 @@ def test_every_figure_renders_in_a_headless_browser(report, tmp_path: Path) -> N
         shutil.copyfile(shot, keep)
 
 
+@pytest.mark.slow
 def test_space_qualified_build_options_reach_their_space_alone(tmp_path: Path) -> None:
     """An nb201 cell (N=...) and a DARTS cell (layers=...) on one page: ``space:key=value``
     goes to that space's networks, an unqualified key to every one."""

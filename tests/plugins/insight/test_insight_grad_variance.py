@@ -47,6 +47,7 @@ def test_estimators_agree_on_an_mlp(digits) -> None:
     assert abs(batched / exact - 1) < 0.05
 
 
+@pytest.mark.slow
 def test_estimators_agree_on_a_cell_network_with_batchnorm(digits) -> None:
     space = get_registry().space("nb201")
     g = space.parse(

@@ -66,6 +66,7 @@ def test_convergence_probe_is_deterministic_and_learns(digits) -> None:
     assert summary.auc == pytest.approx(curve.auc) and summary.auc_std == 0.0
 
 
+@pytest.mark.slow
 def test_figures_are_pngs(digits, tmp_path) -> None:
     pytest.importorskip("matplotlib")
     from nasforge_insight.figures import contour_figure, convergence_figure, variance_figure

@@ -20,6 +20,7 @@ WIDE = "|nor_conv_3x3~0|+|nor_conv_3x3~0|none~1|+|skip_connect~0|nor_conv_3x3~1|
 CHAIN = "|nor_conv_3x3~0|+|none~0|nor_conv_3x3~1|+|none~0|none~1|nor_conv_3x3~2|"
 
 
+@pytest.mark.slow
 def test_trend_is_the_rank_correlation_with_a_bootstrap_interval() -> None:
     points = [(float(w), 10.0 - w + 0.1 * (w % 3)) for w in range(12)]
     found = trend(points, x="width", y="loss")
@@ -30,6 +31,7 @@ def test_trend_is_the_rank_correlation_with_a_bootstrap_interval() -> None:
     assert trend(points[:3], x="width", y="loss") is None
 
 
+@pytest.mark.slow
 def test_no_relation_gives_an_interval_across_zero() -> None:
     points = [(float(i % 4), float((i * 7) % 5)) for i in range(40)]
     found = trend(points, x="width", y="loss")
@@ -79,6 +81,7 @@ def test_operation_variants_keep_the_topology_and_redraw_ops() -> None:
     assert any(v.text != base.text for v in variants)
 
 
+@pytest.mark.slow
 def test_insight_on_mnist1d_with_op_variants_reports_held_out_curves_and_trends(tmp_path) -> None:
     pytest.importorskip("mnist1d")
     argv = ["insight", WIDE, CHAIN, "--op-variants", "2", "--dataset", "mnist1d", "--limit", "300"]

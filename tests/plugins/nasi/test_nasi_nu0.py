@@ -22,6 +22,7 @@ def test_the_default_is_the_papers_rule_for_each_mode() -> None:
     assert NasiConfig(mode="fix").nu0_rule() == (None, 1.0, "eq40-mean")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rule", sorted(ABSOLUTE_NU0))
 def test_the_papers_absolute_values_start_ada_without_calibrating(nb201, digits, rule) -> None:
     run = Nasi().fit(nb201, digits, mode="ada", mu=1.0, nu0=rule, **TINY).produced_by["run"]
@@ -32,6 +33,7 @@ def test_the_papers_absolute_values_start_ada_without_calibrating(nb201, digits,
         assert run["nus"][t] == pytest.approx((value + sum(run["proxies"][:t])) / (t + 1))
 
 
+@pytest.mark.slow
 def test_ada_under_the_paper_rule_starts_relatively_large(nb201, digits) -> None:
     run = Nasi().fit(nb201, digits, mode="ada", mu=1.0, **TINY).produced_by["run"]
     assert len(run["calibration"]) == TINY["calibration_samples"]
@@ -41,6 +43,7 @@ def test_ada_under_the_paper_rule_starts_relatively_large(nb201, digits) -> None
     assert factor["nu0"] == pytest.approx(2.0 * mean)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spelling", ["eq40-mean", None])
 def test_eq40_mean_stays_reachable_in_either_mode(nb201, digits, spelling) -> None:
     run = Nasi().fit(nb201, digits, mode="ada", mu=1.0, nu0=spelling, **TINY).produced_by["run"]
@@ -49,6 +52,7 @@ def test_eq40_mean_stays_reachable_in_either_mode(nb201, digits, spelling) -> No
     assert run["nus"][0] == run["nu0"] and run["nu0_rule"] == "eq40-mean"
 
 
+@pytest.mark.slow
 def test_fix_under_the_paper_rule_calibrates_and_a_number_is_used_as_given(nb201, digits) -> None:
     fix = Nasi().fit(nb201, digits, **TINY).produced_by["run"]
     assert fix["nu0_rule"] == "eq40-mean" and len(fix["calibration"]) == TINY["calibration_samples"]

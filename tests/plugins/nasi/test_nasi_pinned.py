@@ -9,6 +9,7 @@ With a given ν (no calibration) that code and the code before it derive the sam
 
 from __future__ import annotations
 
+import pytest
 import torch
 
 from nasforge import get_registry
@@ -25,6 +26,7 @@ def test_nasi_on_nb201_is_pinned(nb201, digits) -> None:
     )
 
 
+@pytest.mark.slow
 def test_nasi_on_darts_is_pinned(digits) -> None:
     torch.set_num_threads(1)
     space = get_registry().get("space", "darts")()

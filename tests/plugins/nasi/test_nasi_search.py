@@ -11,6 +11,7 @@ from nasforge_nasi import Nasi
 from tests.plugins.nasi.tiny import TINY
 
 
+@pytest.mark.slow
 def test_every_sample_is_drawn_at_alpha_zero(monkeypatch, nb201, digits) -> None:
     seen: list[torch.Tensor] = []
     original = search_module.straight_through_gumbel
@@ -25,6 +26,7 @@ def test_every_sample_is_drawn_at_alpha_zero(monkeypatch, nb201, digits) -> None
     assert all(bool((s == 0).all()) for s in seen)
 
 
+@pytest.mark.slow
 def test_mu_invariance_when_every_sample_violates(nb201, digits) -> None:
     """With ν below every proxy, G_t = (1 - μ)∇Θ̃: eq. 18's normalisation cancels |1 - μ|,
     so μ = 2, 3, 4 give one α*, and μ = 0 (no constraint) gives exactly its negative."""
@@ -49,6 +51,7 @@ def test_mu_one_with_every_sample_violating_falls_back(nb201, digits) -> None:
     nb201.validate(out.best)
 
 
+@pytest.mark.slow
 def test_adaptive_nu_follows_eq_41(nb201, digits) -> None:
     run = Nasi().fit(nb201, digits, mode="ada", nu0=50.0, **TINY).produced_by["run"]
     assert run["nus"][0] == 50.0

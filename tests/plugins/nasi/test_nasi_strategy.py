@@ -19,6 +19,7 @@ def test_registered_as_a_one_shot_strategy() -> None:
     assert get_registry().get("strategy", "nasi") is Nasi
 
 
+@pytest.mark.slow
 def test_nb201_search_is_valid_and_reproducible(nb201, digits) -> None:
     a = Nasi().fit(nb201, digits, **TINY)
     b = Nasi().fit(nb201, digits, **TINY)
@@ -31,6 +32,7 @@ def test_nb201_search_is_valid_and_reproducible(nb201, digits) -> None:
     assert a.produced_by["supernet"] == {"C": 4, "N": 1, "num_classes": 10, "in_channels": 1}
 
 
+@pytest.mark.slow
 def test_data_agnostic_search_needs_no_dataset(nb201) -> None:
     out = Nasi().fit(nb201, None, inputs="gaussian", input_shape=(3, 8, 8), num_classes=10, **TINY)
     nb201.validate(out.best)
@@ -56,6 +58,7 @@ def test_bad_options_are_one_line_errors(nb201, digits) -> None:
         Nasi().fit(nb201, digits, mode="sometimes")
 
 
+@pytest.mark.slow
 def test_darts_search_gives_a_valid_cell(digits) -> None:
     space = get_registry().get("space", "darts")()
     out = Nasi().fit(

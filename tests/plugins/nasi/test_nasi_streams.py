@@ -20,6 +20,7 @@ def _run(nb201, digits, **options):
     return [t.genotype for t in out.history], out.produced_by["run"]
 
 
+@pytest.mark.slow
 def test_a_calibrating_rule_and_a_given_nu0_search_identical_streams(nb201, digits) -> None:
     calibrated, cal_run = _run(nb201, digits, nu0="eq40-mean")
     given, given_run = _run(nb201, digits, nu0=42.0)
@@ -37,6 +38,7 @@ def test_the_relative_rule_is_a_factor_on_the_same_calibration(nb201, digits) ->
     assert relative["proxies"] == mean["proxies"]
 
 
+@pytest.mark.slow
 def test_the_calibration_stream_is_a_function_of_the_seed(nb201, digits) -> None:
     _, first = _run(nb201, digits, nu0="eq40-mean")
     _, again = _run(nb201, digits, nu0="eq40-mean")

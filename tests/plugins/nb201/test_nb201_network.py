@@ -134,6 +134,7 @@ def test_resnet_macs_match_the_benchmark_maximum() -> None:
     assert network_macs(RESNET) == 220_119_680  # the benchmark's ~220 MFLOPs maximum
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", [(1, 1, 8, 8), (1, 3, 9, 9)])
 def test_onnx_export_matches_onnxruntime(tmp_path, shape: tuple[int, ...]) -> None:
     space = NB201Space()

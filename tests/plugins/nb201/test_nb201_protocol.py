@@ -33,6 +33,7 @@ def test_the_best_trial_is_chosen_by_validation_not_test(space) -> None:
     assert chosen.result.objectives["test_accuracy"] < trials[0].result.objectives["test_accuracy"]
 
 
+@pytest.mark.slow
 def test_rea_under_the_protocol(space, tmp_path) -> None:
     """A tiny REA run: deterministic, selects on validation, reports the chosen cell's test
     accuracy, charges the recorded seconds and journals every objective."""
@@ -76,6 +77,7 @@ def test_test_fitness_opt_in_selects_on_test(space) -> None:
     assert out.best_result.objectives["test_accuracy"] == max(tests)
 
 
+@pytest.mark.slow
 def test_the_benchmark_script_reports_and_plots_under_the_protocol(tmp_path) -> None:
     """A small run of ``benchmarks/rea_vs_random.py``: the report's rows and an atomically
     written plot (median and quartile band per strategy)."""

@@ -32,10 +32,12 @@ def test_identity(space) -> None:
     assert space.size == 15_625
 
 
+@pytest.mark.slow
 def test_enumerate_follows_benchmark_index_order(space, table_strings) -> None:
     assert [space.format(g) for g in space.enumerate()] == table_strings
 
 
+@pytest.mark.slow
 def test_index_of_is_the_table_row(space, table_strings) -> None:
     for i, text in enumerate(table_strings):
         g = space.parse(text)
@@ -48,6 +50,7 @@ def test_index_of_refuses_invalid(space) -> None:
         space.index_of(Genotype("nb201", "1", ("none",) * 5))
 
 
+@pytest.mark.slow
 def test_neighbours_are_the_24_one_edge_changes(space) -> None:
     rng = random.Random(0)
     for _ in range(20):
@@ -87,6 +90,7 @@ def test_sample_is_uniform_per_edge(space) -> None:
         assert all(850 < v < 1150 for v in c.values()), c
 
 
+@pytest.mark.slow
 def test_encode_is_one_hot_and_decodes_back_for_every_cell(space) -> None:
     for g in space.enumerate():
         x = space.encode(g)

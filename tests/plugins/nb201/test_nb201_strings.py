@@ -14,6 +14,7 @@ RESNET = "|nor_conv_3x3~0|+|nor_conv_3x3~0|nor_conv_3x3~1|+|nor_conv_3x3~0|nor_c
 GOOD = "|nor_conv_3x3~0|+|nor_conv_3x3~0|avg_pool_3x3~1|+|skip_connect~0|nor_conv_3x3~1|skip_connect~2|"
 
 
+@pytest.mark.slow
 def test_every_table_string_round_trips(space, table_strings) -> None:
     assert len(table_strings) == 15_625
     for text in table_strings:
@@ -139,6 +140,7 @@ _PIECES = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_PIECES, max_size=40).map("".join) | st.text(max_size=60))
 def test_parse_never_fails_any_other_way(text: str) -> None:
@@ -152,6 +154,7 @@ def test_parse_never_fails_any_other_way(text: str) -> None:
         assert space.format(g) == text.strip()
 
 
+@pytest.mark.slow
 @settings(max_examples=200, derandomize=True)
 @given(st.lists(st.sampled_from(arch.OP_NAMES), min_size=6, max_size=6))
 def test_format_parse_round_trip_property(ops: list[str]) -> None:

@@ -7,7 +7,6 @@ import gzip
 import hashlib
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,8 +15,10 @@ from nasforge.kernel.errors import InvalidGenotypeError, NasforgeError, UnknownN
 from nasforge_nb201 import DATASET_NAMES, load_table
 from nasforge_nb201.table import METRICS, PER_DATASET_METRICS, parse_table, protocol_optimum, read_table_bytes
 from nasforge_nb201.table_bundle import COLUMNS, bundle_bytes
+from tests.peer_files import peer_path
 
-SOURCE = Path("/work/shared/data/nb201/nb201_full.csv")
+#: The benchmark's source export, beside the checkout (tests marked ``peer``).
+SOURCE = ("data", "nb201", "nb201_full.csv")
 
 
 # --- the checks listed in ../shared/data/nb201/README.md ---------------------------------------
@@ -69,6 +70,7 @@ def test_resnet_cell_matches_the_paper() -> None:
 
 
 # --- the loader against the file -----------------------------------------------------------------
+@pytest.mark.slow
 def test_every_number_matches_the_file(shipped_rows, csv_column) -> None:
     table = load_table()
     assert len(table) == len(shipped_rows) == 15_625
@@ -156,6 +158,7 @@ def _with_field(line: str, column: str, value: str) -> str:
     return ",".join(fields)
 
 
+@pytest.mark.slow
 def test_corrupt_files_are_refused() -> None:
     with pytest.raises(NasforgeError, match="gzip"):
         parse_table(b"not gzip")
@@ -180,6 +183,7 @@ def test_corrupt_files_are_refused() -> None:
         _parse([header, _with_field(first, "arch", "|conv~0|+|none~0|none~1|+|none~0|none~1|none~2|"), *rest])
 
 
+@pytest.mark.slow
 def test_import_and_discovery_do_not_read_the_table() -> None:
     code = (
         "import nasforge, nasforge_nb201\n"
@@ -198,14 +202,15 @@ def test_import_and_discovery_do_not_read_the_table() -> None:
 
 
 # --- provenance ----------------------------------------------------------------------------------
-@pytest.mark.skipif(not SOURCE.exists(), reason="benchmark source CSV not present")
+@pytest.mark.peer
 def test_shipped_file_is_the_reduced_source() -> None:
     """The bundle is reproducible from the source export (compared after decompression,
     so a different zlib build cannot make this fail), and every kept value is the source's
     text, unchanged."""
+    source_file = peer_path(*SOURCE)
     shipped = gzip.decompress(read_table_bytes())
-    assert gzip.decompress(bundle_bytes(SOURCE)) == shipped
-    with open(SOURCE, newline="", encoding="utf-8") as fh:
+    assert gzip.decompress(bundle_bytes(source_file)) == shipped
+    with open(source_file, newline="", encoding="utf-8") as fh:
         source = list(csv.DictReader(fh))
     kept = list(csv.DictReader(shipped.decode().splitlines()))
     assert [r["index"] for r in source] == [str(i) for i in range(15_625)]  # what dropping it relies on
@@ -213,11 +218,12 @@ def test_shipped_file_is_the_reduced_source() -> None:
         assert kept[i] == {c: source[i][c] for c in COLUMNS}
 
 
-@pytest.mark.skipif(not SOURCE.exists(), reason="benchmark source CSV not present")
+@pytest.mark.peer
 def test_bundle_is_deterministic() -> None:
     """A zero mtime and no file name in the gzip header: the same source gives the same bytes."""
-    data = bundle_bytes(SOURCE)
-    assert data == bundle_bytes(SOURCE)
+    source_file = peer_path(*SOURCE)
+    data = bundle_bytes(source_file)
+    assert data == bundle_bytes(source_file)
     assert data[4:8] == b"\0\0\0\0" and not data[3] & 0x08  # MTIME zero, no FNAME flag
 
 

@@ -55,6 +55,7 @@ def assert_same_network(a: nn.Module, b: nn.Module) -> None:
     assert a.ops == b.ops and [c.ops for c in a.cells()] == [c.ops for c in b.cells()]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("options", [{}, TINY, {"C": 8, "N": 2, "num_classes": 7, "in_channels": 1}])
 def test_factory_network_equals_a_seeded_fresh_build(options):
     sp = space()
@@ -65,6 +66,7 @@ def test_factory_network_equals_a_seeded_fresh_build(options):
         assert_same_network(factory.build(g, seed), build_model(sp, g, seed=seed, build=options).train())
 
 
+@pytest.mark.slow
 def test_scores_after_every_metric_equal_fresh_builds():
     """Run every per-network metric through the factory (the sweep's path) and through
     fresh builds: identical numbers, so no metric leaves state behind on reused modules."""
@@ -88,6 +90,7 @@ def test_scores_after_every_metric_equal_fresh_builds():
     assert len(names) >= 15
 
 
+@pytest.mark.slow
 def test_factory_leaves_the_global_generator_alone():
     state = torch.random.get_rng_state()
     factory = space().network_factory(**TINY)

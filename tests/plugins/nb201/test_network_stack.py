@@ -43,6 +43,7 @@ def test_the_space_declares_stacks():
         space.network_stack(2, width=3)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("build", [TINY, {"C": 3, "N": 2, "num_classes": 7, "in_channels": 1}])
 def test_each_network_of_the_stack_computes_its_own_output(build):
     torch.set_num_threads(1)

@@ -28,6 +28,7 @@ def test_nb201_is_six_edges_of_five_ops(nb201_encoding) -> None:
     assert nb201_encoding.sizes == (5,) * 6
 
 
+@pytest.mark.slow
 def test_darts_is_a_pair_and_two_ops_per_node_without_the_zero_op(darts_encoding) -> None:
     """A5/A6: per cell type and node 2..5, one categorical over input pairs (1, 3, 6, 10) and
     two over the 7 non-zero ops."""

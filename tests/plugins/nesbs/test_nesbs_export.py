@@ -49,6 +49,7 @@ def exported(members, space, tmp_path_factory):
     return report
 
 
+@pytest.mark.slow
 def test_writes_manifest_members_and_fused_file(exported) -> None:
     names = sorted(p.name for p in exported.directory.iterdir())
     assert names == sorted([MANIFEST, FUSED, *(member_file(i) for i in range(3))])
@@ -137,6 +138,7 @@ def test_ensemble_value_round_trips_and_validates(space) -> None:
         Ensemble.from_json({**ens.to_json(), "version": 99})
 
 
+@pytest.mark.slow
 def test_nesbs_outcome_exports_as_a_fused_ensemble(space, tmp_path) -> None:
     """The Python API path: search, read the outcome as an Ensemble, export, load, predict."""
     from nasforge.run.builtin_datasets import load_gaussian

@@ -107,6 +107,7 @@ def test_relaxed_density_peaks_at_the_likely_one_hot(encoding) -> None:
     assert float(relaxed_log_prob(good, post)) > float(relaxed_log_prob(bad, post))
 
 
+@pytest.mark.slow
 def test_svgd_delta_minus_one_gives_n_copies_of_the_mode(encoding) -> None:
     logits = torch.tensor([[1.5, 0.0, -0.5, 0.2], [0.0, 2.0, 0.1, 0.0], [0.3, 0.0, 0.0, 1.0]])
     post = ArchPosterior(encoding, logits)

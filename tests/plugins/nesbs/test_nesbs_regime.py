@@ -59,6 +59,7 @@ def test_the_posterior_takes_exactly_its_steps(toy, caplog) -> None:
     assert calls == [0, 1, 2, 3]  # one report a pass when there are fewer than 20 passes
 
 
+@pytest.mark.slow
 def test_a_long_budget_reports_twenty_times_and_leaves_uniform(toy, caplog) -> None:
     data, gen = _additive(64)  # 2 batches of 32 a pass: 400 steps are 200 passes
     reports: list[float] = []
@@ -109,6 +110,7 @@ def test_the_uniform_draws_do_not_follow_a_posterior() -> None:
     assert abs(share - 0.2) < 0.03
 
 
+@pytest.mark.slow
 def test_the_supernet_check_trains_distinct_architectures_and_ranks_them() -> None:
     data = load_digits()
     train, held = data.split(0.7, seed=0)
@@ -212,6 +214,7 @@ def test_recalibrated_batch_norm_scores_a_path_on_its_own_statistics_and_restore
         NesbsConfig(bn="running")
 
 
+@pytest.mark.slow
 def test_a_search_with_recalibrated_batch_norm_runs_end_to_end() -> None:
     data = load_digits()
     space = load_space("nb201")

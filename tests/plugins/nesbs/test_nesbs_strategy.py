@@ -77,6 +77,7 @@ def test_delta_auto_tries_the_grid_and_keeps_the_best(digits) -> None:
     )
 
 
+@pytest.mark.slow
 def test_runs_on_the_darts_space(digits) -> None:
     """The same code on DARTS cells (pair + two ops per node, both cell types)."""
     space = load_space("darts")
@@ -96,6 +97,7 @@ def test_bad_option_is_one_line() -> None:
         Nesbs(n_members=3)
 
 
+@pytest.mark.slow
 def test_search_command_prints_the_members(cli, tmp_path) -> None:
     run = tmp_path / "run"
     args = ["search", "--space", "nb201", "--strategy", "nesbs", "--dataset", "digits", "--json"]

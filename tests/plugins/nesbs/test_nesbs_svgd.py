@@ -42,6 +42,7 @@ def test_one_particle_finds_the_mode_for_any_delta(delta) -> None:
     assert torch.allclose(x, mode, atol=1e-6)
 
 
+@pytest.mark.slow
 def test_fig_5_2_spread_rises_monotonically_with_delta() -> None:
     """Thesis setup (n = 15, L = 1000, lr 0.1, momentum 0.9, median RBF): more diverse as delta
     grows from -1 to 1, while the particles' mean log density falls (they leave the modes)."""
@@ -53,6 +54,7 @@ def test_fig_5_2_spread_rises_monotonically_with_delta() -> None:
     assert spreads[-1] > 3 * spreads[0]
 
 
+@pytest.mark.slow
 def test_fig_5_2_delta_minus_one_collapses_onto_the_modes() -> None:
     """No repulsion: every particle climbs to a local maximum of the mixture (grad log p = 0),
     and all 15 sit on at most the mixture's two modes."""

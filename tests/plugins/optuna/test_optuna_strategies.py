@@ -59,6 +59,7 @@ class TestNSGA3(MultiObjectiveStrategyRunConformance):
         return {"population_size": 6}
 
 
+@pytest.mark.slow  # the kit runs fast on TPE, NSGA-II and random; GP is a second a trial
 class TestGP(MultiObjectiveStrategyRunConformance):
     """GP fits are the slow part (a fit a trial): fewer trials, few random ones first."""
 
@@ -162,6 +163,7 @@ def test_without_optuna_it_says_which_extra_to_install(monkeypatch, cli) -> None
     run.assert_one_line_error("optuna")
 
 
+@pytest.mark.slow
 def test_the_same_seed_gives_the_same_search_in_a_new_process(tmp_path) -> None:
     """No global state: a CLI run in another process asks what this one asks."""
     here = api.search("nb201", "optuna-tpe", "nb201-table", trials=25, seed=4)
@@ -230,6 +232,7 @@ def test_a_sampler_that_only_repeats_itself_is_finished() -> None:
     assert not any(all(g in set(asked[:i]) for g in asked[i : i + 4]) for i in range(len(asked) - 4))
 
 
+@pytest.mark.slow
 def test_a_converged_run_ends_before_its_budget_with_a_line(cli, tmp_path) -> None:
     options = {"max_repeats": 3, "n_startup_trials": 3}
     outcome = api.search("toy", "optuna-tpe", "toy", trials=81, seed=0, strategy_options=options)

@@ -17,6 +17,7 @@ def ray_session():
     ray.shutdown()
 
 
+@pytest.mark.slow
 def test_ray_matches_in_process(ray_session, tmp_path) -> None:
     common = dict(
         space="toy",

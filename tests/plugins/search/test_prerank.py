@@ -73,6 +73,7 @@ class TestPreRankWarmStartingLocalSearch(StrategyRunConformance):
         return {**TOY, "metric": ["params", "synflow"], "then": "local"}
 
 
+@pytest.mark.slow
 def test_asks_the_top_k_of_the_metric_in_order_then_is_finished() -> None:
     space = ToySpace()
     table = score_genotypes(
@@ -198,6 +199,7 @@ class TestPreRankWarmStartingNSGA2(MultiObjectiveStrategyRunConformance):
         return {**TOY, "then": "nsga2", "then_options": {"population_size": 6}}
 
 
+@pytest.mark.slow
 def test_several_objectives_are_searched_as_then_searches_them() -> None:
     goal = SearchGoal.of(["score:max", "size:min"])
     alone = PreRank(ToySpace(), objective=goal, seed=0, **TOY)

@@ -93,6 +93,7 @@ def test_journal_records_fidelity_and_curve(tmp_path) -> None:
     assert [t.fidelity for t in JournalReader.of_run(tmp_path).trials] == [r["fidelity"] for r in trials]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cls", [SuccessiveHalving, Hyperband])
 def test_resume_mid_bracket_gives_the_same_run(cls, tmp_path) -> None:
     full = _run(cls, run_dir=tmp_path / "full", brackets=3)

@@ -122,6 +122,7 @@ def _normalised_hypervolume(strategy: str, seed: int) -> float:
     return hypervolume(scaled, [1.0, 1.0], [False, False])
 
 
+@pytest.mark.slow
 def test_nsga2_finds_a_better_front_than_random_search_on_the_table() -> None:
     """A sanity check of the search itself (the benchmark measures it properly, over 10 seeds)."""
     seeds = range(4)

@@ -50,6 +50,7 @@ def test_default_search_prints_the_architecture_and_the_diagnostic(cli, tmp_path
         assert text in result.err.replace("\n", " ") or text in result.out
 
 
+@pytest.mark.slow
 def test_resume_reads_a_finished_run_and_restarts_an_interrupted_one(cli, tmp_path: Path) -> None:
     run = tmp_path / "run"
     first = cli(*SEARCH, "-o", "epochs=3", "--run-dir", run, "--json", "-q", ok=True).json()

@@ -36,6 +36,7 @@ def relative(a: torch.Tensor, b: torch.Tensor) -> float:
     return float(((a - b).abs() / b.abs()).max())
 
 
+@pytest.mark.slow
 def test_r1_candidate_loss_is_one_minus_alpha_squared_times_d() -> None:
     ops = ("relu", "tanh", "sigmoid", "elu")
     net = draw_two_layer(k=20, d=64, n=200_000, seed=0)
@@ -103,6 +104,7 @@ def test_e7_stationary_alpha_replaces_realizability() -> None:
     assert uniform.regime == REGIME_HEURISTIC and uniform.identity_residual > 1e-2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("h", [3, 4, 5])
 def test_theorem7_is_never_violated_and_margins_decide_arg_max(h: int) -> None:
     """Section 5: where Condition 6 holds for (i, j), alpha_j < alpha_i; under A3 the

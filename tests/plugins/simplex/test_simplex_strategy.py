@@ -130,6 +130,7 @@ def test_same_seed_same_search_and_a_split_pair_is_taken_as_given(data) -> None:
     assert c.produced_by["alphas"] == a.produced_by["alphas"]
 
 
+@pytest.mark.slow
 def test_two_activation_searches_recover_the_shared_best() -> None:
     """Real searches, not fixtures: squared loss on a two-activation teacher, one mixed
     layer before the head (linear in alpha); arg max is the measured shared-weight best.

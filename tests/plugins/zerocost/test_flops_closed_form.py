@@ -26,6 +26,7 @@ def flops(model: nn.Module, shape: tuple[int, ...]) -> float:
     return score_model(model, (x, torch.zeros(2, dtype=torch.long)), [metric], ctx=ctx)["flops"].value
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("options", "shape"),
     [

@@ -25,6 +25,7 @@ def score(name: str, arch: str, **kwargs: str) -> float:
     return BY_NAME[name](**kwargs).score(model, H.batch(), ctx=CTX)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("arch", ARCHS)
 def test_gradient_metrics(arch: str) -> None:
     x, y = H.batch()
@@ -88,6 +89,7 @@ def test_params_and_flops() -> None:
     assert big == pytest.approx(4 * small, rel=0.02)
 
 
+@pytest.mark.slow
 def test_shared_equals_separate_for_every_metric() -> None:
     metrics = [M() for M in METRICS if not M.info.population]
     model = H.tiny_net(ARCHS[0])

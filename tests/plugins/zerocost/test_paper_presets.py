@@ -50,6 +50,7 @@ def test_fisher_is_the_published_form_and_fisher_channel_ours(arch: str) -> None
     assert published > channel  # every channel counts C_in·k·k ≥ 1 times
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("arch", CELLS)
 def test_ntk_cond_is_tenas_kernel(arch: str) -> None:
     x, y = batch(double=True)
@@ -61,6 +62,7 @@ def test_ntk_cond_is_tenas_kernel(arch: str) -> None:
     assert other != pytest.approx(kappa, rel=1e-3)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("arch", CELLS)
 def test_ntk_trace_is_the_hnas_code_kernel(arch: str) -> None:
     x, y = batch(double=True)
@@ -141,6 +143,7 @@ def test_vote_ensemble_is_the_share_of_majority_wins() -> None:
     assert got == pytest.approx(want)
 
 
+@pytest.mark.slow
 def test_shared_pass_equals_separate_for_the_new_metrics() -> None:
     names = ("fisher", "fisher_channel", "ntk_trace", "ntk_cond", "ntk_lambda_min", "knas", "nasi_proxy")
     metrics = [BY_NAME[n]() for n in names]

@@ -59,6 +59,7 @@ def test_forward_only_equals_the_backward_on_chosen_cells(cell, options):
     assert fast == pytest.approx(general, rel=1e-13, abs=0.0)
 
 
+@pytest.mark.slow
 def test_forward_only_equals_the_backward_across_the_space():
     space = get_registry().space("nb201")
     cells = list(space.enumerate())[::521]  # 30 cells spread over the table

@@ -5,13 +5,38 @@ accuracy and an epoch loop with rich progress are enough for DARTS-style searche
 short from-scratch evaluations, and each is one short module.
 """
 
-from nasforge.run.training.accuracy import accuracy, evaluate
-from nasforge.run.training.batches import iterate_batches, paired_batches
-from nasforge.run.training.clipping import clip_gradients
-from nasforge.run.training.from_scratch import train_cosine
-from nasforge.run.training.loop import EpochLog, run_epochs, train_epoch
-from nasforge.run.training.optimizers import AdamConfig, SGDConfig
-from nasforge.run.training.schedules import CosineSchedule, LinearSchedule, set_lr
+from typing import TYPE_CHECKING
+
+from nasforge.kernel.lazy_package import lazy_package
+
+if TYPE_CHECKING:  # the names with their types; at run time each loads on first use
+    from nasforge.run.training.accuracy import accuracy, evaluate
+    from nasforge.run.training.batches import iterate_batches, paired_batches
+    from nasforge.run.training.clipping import clip_gradients
+    from nasforge.run.training.from_scratch import train_cosine
+    from nasforge.run.training.loop import EpochLog, run_epochs, train_epoch
+    from nasforge.run.training.optimizers import AdamConfig, SGDConfig
+    from nasforge.run.training.schedules import CosineSchedule, LinearSchedule, set_lr
+else:
+    lazy_package(
+        __name__,
+        {
+            "accuracy": "nasforge.run.training.accuracy",
+            "evaluate": "nasforge.run.training.accuracy",
+            "iterate_batches": "nasforge.run.training.batches",
+            "paired_batches": "nasforge.run.training.batches",
+            "clip_gradients": "nasforge.run.training.clipping",
+            "train_cosine": "nasforge.run.training.from_scratch",
+            "EpochLog": "nasforge.run.training.loop",
+            "run_epochs": "nasforge.run.training.loop",
+            "train_epoch": "nasforge.run.training.loop",
+            "AdamConfig": "nasforge.run.training.optimizers",
+            "SGDConfig": "nasforge.run.training.optimizers",
+            "CosineSchedule": "nasforge.run.training.schedules",
+            "LinearSchedule": "nasforge.run.training.schedules",
+            "set_lr": "nasforge.run.training.schedules",
+        },
+    )
 
 __all__ = [
     "AdamConfig",

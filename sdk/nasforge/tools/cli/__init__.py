@@ -1,4 +1,12 @@
-"""The ``nasforge`` command line (Typer). Every command also exists as a Python call."""
+"""The ``nasforge`` command line (Typer). Every command also exists as a Python call.
+
+It answers at once where it can: the command line is first parsed against the core's
+commands and the plugins' commands and executor flags as their entry points declare them
+(:mod:`~nasforge.tools.cli.plugin_catalog`), so ``--help``, ``--version`` and a usage
+error end before torch or any plugin's components load; only a command that runs builds
+the registry. Names of components (``--space nb210``) are checked by the command, first,
+before any data is read or network built.
+"""
 
 from __future__ import annotations
 
@@ -19,8 +27,9 @@ from nasforge.tools.cli.executor_flags import (
     commands_taking_executor_options,
     expand_executor_flags,
 )
-from nasforge.tools.cli.output import err_console, set_running_command
-from nasforge.tools.cli.plugin_commands import mount_plugin_commands
+from nasforge.tools.cli.output import err_console, out_console, set_running_command
+from nasforge.tools.cli.plugin_catalog import load_catalog
+from nasforge.tools.cli.plugin_commands import mount_plugin_commands, plugin_click_command
 
 app = typer.Typer(
     name="nasforge",
@@ -48,6 +57,14 @@ app.command()(score_cmd.correlate)
 app.command()(report_cmd.report)
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from nasforge import __version__
+
+        out_console.print(f"nasforge {__version__}", highlight=False)
+        raise typer.Exit()
+
+
 @app.callback()
 def _global_options(
     ctx: typer.Context,
@@ -56,7 +73,7 @@ def _global_options(
         typer.Option(
             min=1,
             envvar="NASFORGE_THREADS",
-            help="torch CPU threads. On a busy or 2-core machine 1 is often several times faster.",
+            help="torch CPU threads (default: 1 on up to 2 CPUs, else half of them).",
         ),
     ] = None,
     log_level: Annotated[
@@ -68,6 +85,10 @@ def _global_options(
     ] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Debug messages too.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Warnings and errors only.")] = False,
+    version: Annotated[
+        bool,
+        typer.Option("--version", is_eager=True, callback=_print_version, help="Print the version and exit."),
+    ] = False,
 ) -> None:
     """Neural architecture search from the command line: list plugins, search, resume, train, export."""
     level = log_output.parse_level(log_level) if log_level is not None else logging.INFO
@@ -77,10 +98,11 @@ def _global_options(
         level = logging.WARNING
     log_output.set_level(level)
     set_running_command(ctx.invoked_subcommand)  # what a --json document's schema names
-    if threads is not None:
-        import torch
+    import torch  # here: a command runs (help and usage errors ended before torch)
 
-        torch.set_num_threads(threads)
+    from nasforge.run.threads import default_threads
+
+    torch.set_num_threads(threads if threads is not None else default_threads())
 
 
 def main(argv: list[str] | None = None) -> NoReturn:
@@ -100,11 +122,12 @@ def main(argv: list[str] | None = None) -> NoReturn:
 
 
 def _run(argv: list[str] | None) -> NoReturn:
+    given = list(sys.argv[1:] if argv is None else argv)
     try:
+        _parse_first(given)  # --help, --version and usage errors end here, before torch loads
         # one registry per invocation, made here and handed to every command (ctx.obj)
         registry = get_registry()
         mount_plugin_commands(app, registry)
-        given = list(sys.argv[1:] if argv is None else argv)
         argv = expand_executor_flags(given, registry, commands_taking_executor_options(app))
         # not standalone: Click would print a usage error as a multi-line box and exit
         status = app(args=argv, prog_name="nasforge", standalone_mode=False, obj=registry)
@@ -112,6 +135,8 @@ def _run(argv: list[str] | None) -> NoReturn:
         if type(exc).__name__ == "NoArgsIsHelpError":  # the help is already printed
             sys.exit(exc.exit_code)
         _fail(usage_error_line(exc), status=exc.exit_code)
+    except typer.Exit as exc:  # --help or --version, printed while parsing first
+        sys.exit(exc.exit_code)
     except typer.Abort:
         err_console.print("aborted")
         sys.exit(1)
@@ -122,10 +147,35 @@ def _run(argv: list[str] | None) -> NoReturn:
     except (MemoryError, RecursionError) as exc:
         _fail(resource_error_line(exc))
     except KeyboardInterrupt:
-        err_console.print("interrupted")
+        sys.stderr.write("interrupted\n")
+        sys.stderr.flush()
         sys.exit(130)
     # as Click's standalone mode did: always leave through SystemExit (typer.Exit(n), Ctrl-C: n)
     sys.exit(status if isinstance(status, int) else 0)
+
+
+def _parse_first(argv: list[str]) -> None:
+    """Parse ``argv`` as the command line will, without running anything or building the
+    registry: the core's commands plus the plugins' as :func:`load_catalog` finds them.
+
+    Help and ``--version`` print here and raise :class:`typer.Exit`; bad input (a
+    misspelt command among them) raises Click's usage error. The registry, built after,
+    still decides which plugin commands run: one of a plugin that fails to load is gone.
+    """
+    catalog = load_catalog()
+    group = typer.main.get_command(app)
+    commands = getattr(group, "commands", {})
+    for name, command in catalog.items("command"):
+        if name not in commands:
+            group.add_command(plugin_click_command(name, command), name)  # type: ignore[attr-defined]
+    argv = expand_executor_flags(argv, catalog, commands_taking_executor_options(group))
+    with group.make_context("nasforge", list(argv), obj=catalog) as ctx:
+        rest = [*getattr(ctx, "_protected_args", ()), *ctx.args]
+        if not rest:
+            return
+        name, command, args = group.resolve_command(ctx, rest)  # type: ignore[attr-defined]
+        if command is not None:
+            command.make_context(name, args, parent=ctx)
 
 
 def _fail(message: str, *, status: int = 2) -> NoReturn:

@@ -19,7 +19,6 @@ from typing import Any, Protocol
 import typer
 from typer.core import TyperGroup
 
-from nasforge.kernel.registry import Registry
 from nasforge.run.executors import flag_owners
 
 #: The generic option every command that runs trials or sweeps takes.
@@ -28,7 +27,14 @@ OPTION = "--executor-option"
 _GLOBAL_VALUES = frozenset({"--threads", "--log-level"})
 
 
-def expand_executor_flags(argv: list[str], registry: Registry, commands: Collection[str]) -> list[str]:
+class Components(Protocol):
+    """What these helpers read of a registry: its components of a kind, by name (the
+    :class:`~nasforge.kernel.registry.Registry`, or the command line's catalog while it parses first)."""
+
+    def items(self, kind: str) -> list[tuple[str, Any]]: ...
+
+
+def expand_executor_flags(argv: list[str], registry: Components, commands: Collection[str]) -> list[str]:
     """``argv`` with every declared executor flag as ``--executor-option NAME=VALUE``, for
     the ``commands`` that take that option (the others would not know it either)."""
     flags = {flag: option for flag, (_, option) in flag_owners(registry).items()}
@@ -67,9 +73,10 @@ def _command_at(argv: list[str]) -> int | None:
     return None
 
 
-def commands_taking_executor_options(app: typer.Typer) -> set[str]:
-    """The names of ``app``'s commands (plugins' included) that take ``--executor-option``."""
-    group = typer.main.get_command(app)
+def commands_taking_executor_options(app: typer.Typer | Any) -> set[str]:
+    """The names of ``app``'s commands (plugins' included) that take ``--executor-option``;
+    ``app`` is a Typer application or the Click group made of one."""
+    group = typer.main.get_command(app) if isinstance(app, typer.Typer) else app
     commands = getattr(group, "commands", {})
     return {name for name, command in commands.items() if any(OPTION in p.opts for p in command.params)}
 
@@ -83,7 +90,7 @@ class _Command(Protocol):
     def get_help_option(self, ctx: Any) -> Any: ...
 
 
-def list_executor_flags(command: _Command, registry: Registry) -> None:
+def list_executor_flags(command: _Command, registry: Components) -> None:
     """Show the executor flags ``registry`` declares in ``command``'s help, right after its
     ``--executor-option`` and in its panel: ``--NAME-KEY VALUE  -x KEY=VALUE (NAME)`` for executor NAME.
 
@@ -121,17 +128,30 @@ def help_in_last_panel(command: _Command, ctx: Any) -> None:
             help_option.rich_help_panel = panels[-1]
 
 
+def untyped_flags(command: _Command, ctx: Any) -> None:
+    """Flags that take no value show none in ``--help`` (Typer labels them ``<bool>``, which
+    reads as if ``--json`` wanted an argument)."""
+    for param in [*command.params, command.get_help_option(ctx)]:
+        if param is not None and getattr(param, "is_flag", False) and getattr(param, "metavar", "") is None:
+            param.metavar = ""
+
+
 class FlagListingGroup(TyperGroup):
     """The ``nasforge`` group: each command it hands out lists the installed executors'
     flags in its help (the registry is the context's object, as :func:`nasforge.tools.cli.main`
-    passes it), and its ``--help`` in its last panel where it has panels."""
+    passes it), and its ``--help`` in its last panel where it has panels; flags show no type."""
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        untyped_flags(self, ctx)
+        return list(super().get_params(ctx))
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         command = super().get_command(ctx, cmd_name)
         if command is None:
             return None
-        registry = ctx.find_object(Registry)
-        if registry is not None:
+        registry = ctx.find_root().obj  # the registry, or the catalog while parsing first
+        if registry is not None and hasattr(registry, "items"):
             list_executor_flags(command, registry)
         help_in_last_panel(command, ctx)
+        untyped_flags(command, ctx)
         return command

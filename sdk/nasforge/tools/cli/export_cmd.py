@@ -7,14 +7,12 @@ with one message) and prints what was written.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from nasforge import api
-from nasforge.kernel.datasets import TensorData
 from nasforge.kernel.progress_log import ProgressLog, bar_is_live
 from nasforge.run.defaults import strategy_default_note
 from nasforge.run.plugin_faults import FAULTS_KEY, PluginFault
@@ -22,13 +20,14 @@ from nasforge.run.trial_failures import FAILURES_KEY, TrialFailures
 from nasforge.tools.cli.common_options import Device, Quiet, command_registry
 from nasforge.tools.cli.options import parse_options
 from nasforge.tools.cli.output import err_console, out_console, print_json
-from nasforge.tools.export import api as export_api
-from nasforge.tools.export import inspect_file
-from nasforge.tools.export.api import RunEnsembleExport
-from nasforge.tools.export.parity import DEFAULT_ATOL, DEFAULT_RTOL
+from nasforge.tools.export.input_shape import DEFAULT_INPUT_SHAPE as TRACE_SHAPE
+from nasforge.tools.export.tolerance import DEFAULT_ATOL, DEFAULT_RTOL
+
+if TYPE_CHECKING:
+    from nasforge.kernel.datasets import TensorData
 
 #: The example input of a genotype string or file, which knows no data.
-DEFAULT_INPUT_SHAPE = ",".join(map(str, export_api.DEFAULT_INPUT_SHAPE))
+DEFAULT_INPUT_SHAPE = ",".join(map(str, TRACE_SHAPE))
 
 
 Source = Annotated[
@@ -105,6 +104,9 @@ def export(
     found an ensemble (nesbs) is exported as `nasforge search --export` exports it:
     manifest.json, member_NN.onnx and ensemble.onnx, written together.
     """
+    from nasforge import api  # torch loads here, not for --help
+    from nasforge.tools.export.api import RunEnsembleExport
+
     with _TrainingBar(not quiet) as bar:
         result = api.export(
             source,
@@ -200,6 +202,8 @@ def inspect(
     the best score. An ensemble export is verified first (manifest, every member's checksum): a damaged
     one is refused in one line.
     """
+    from nasforge.tools.export import inspect_file
+
     info = inspect_file(path)
     if json_out:
         print_json(info)
@@ -228,6 +232,10 @@ def inspect(
             table.add_row("plugin faults", "\n".join(PluginFault.from_json(f).line() for f in v))
         elif k == "strategy_default":
             continue  # said on the strategy's row
+        elif k in ("finished", "stopped") and "ended" in info:
+            continue  # said in words on the row "ended" (--json keeps both)
+        elif k == "best" and v is None:
+            continue  # an unended run: "ended" says so, "best score" shows the best so far
         elif k == "strategy" and info.get("strategy_default"):
             table.add_row(k, strategy_default_note(str(v)))
         elif k == "trained" and isinstance(v, dict):  # of a run: what `nasforge train` recorded

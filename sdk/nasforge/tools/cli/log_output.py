@@ -34,6 +34,8 @@ class _Installed:
 
     handler: logging.Handler | None = None
     previous_level: int = logging.NOTSET
+    #: A line said just before the next record the handler shows (:func:`say_first`).
+    first: str | None = None
 
 
 def parse_level(text: str) -> int:
@@ -58,6 +60,7 @@ def install(level: int = logging.INFO) -> logging.Handler:
         handler = logging.StreamHandler(sys.stderr)  # the stderr of this invocation
         handler.setFormatter(logging.Formatter(PLAIN_FORMAT, datefmt="%Y-%m-%dT%H:%M:%S"))
     handler.addFilter(_not_run_event)
+    handler.addFilter(_FirstLine(handler))
     _Installed.handler, _Installed.previous_level = handler, logger.level
     logger.addHandler(handler)
     logger.setLevel(level)
@@ -68,6 +71,29 @@ def _not_run_event(record: logging.LogRecord) -> bool:
     """Drop a run's start and end records (a library user's log wants them; the command
     prints its own progress bar and report, which say the same)."""
     return not hasattr(record, EVENT_KEY)
+
+
+class _FirstLine(logging.Filter):
+    """Shows the pending first line (:func:`say_first`) just before the first record that
+    gets through, so it leads whatever the command says, and a refusal before that (one
+    line on stderr) stays alone."""
+
+    def __init__(self, handler: logging.Handler) -> None:
+        super().__init__()
+        self.handler = handler
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        line, _Installed.first = _Installed.first, None
+        if line is not None:
+            first = logging.LogRecord("nasforge.cli", logging.INFO, __file__, 0, "%s", (line,), None)
+            self.handler.handle(first)
+        return True
+
+
+def say_first(line: str | None) -> None:
+    """Say ``line`` before the next status message shown (None: not any more). A search
+    names its run directory so, as its first line, once it is past every refusal."""
+    _Installed.first = line
 
 
 def set_level(level: int) -> None:

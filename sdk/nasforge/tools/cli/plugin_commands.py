@@ -7,8 +7,11 @@ command may not replace a core command; such a clash is reported by ``nasforge p
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 
+from nasforge.kernel.plugin_command import PluginCommand
 from nasforge.kernel.registry import Registry
 
 
@@ -31,3 +34,11 @@ def mount_plugin_commands(app: typer.Typer, registry: Registry) -> list[str]:
         app.command(name, help=command.help)(command.callback)
         mounted.append(name)
     return mounted
+
+
+def plugin_click_command(name: str, command: PluginCommand) -> Any:
+    """``command`` as the Click command :func:`mount_plugin_commands` would mount, for a
+    group made apart from the application (the command line's first parse)."""
+    single = typer.Typer()
+    single.command(name, help=command.help)(command.callback)
+    return typer.main.get_command(single)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -25,7 +25,6 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from nasforge import api
 from nasforge.kernel.progress_log import ProgressLog, bar_is_live
 from nasforge.run import defaults
 from nasforge.tools.cli.common_options import (
@@ -42,9 +41,14 @@ from nasforge.tools.cli.common_options import (
 from nasforge.tools.cli.error_lines import one_line
 from nasforge.tools.cli.options import parse_options
 from nasforge.tools.cli.output import err_console, out_console, print_json
-from nasforge.tools.scoring.api import BASELINES, DEFAULT_SAMPLE
-from nasforge.tools.scoring.correlate import CorrelationResult
-from nasforge.tools.scoring.outcome import MetricScore
+
+if TYPE_CHECKING:
+    from nasforge.tools.scoring.correlate import CorrelationResult
+    from nasforge.tools.scoring.outcome import MetricScore
+
+#: Shown beside every metric, dimmed (the size baselines).
+BASELINES = defaults.BASELINE_METRICS
+DEFAULT_SAMPLE = defaults.CORRELATION_SAMPLE
 
 MetricList = Annotated[
     list[str] | None,
@@ -186,6 +190,8 @@ def score(
     GPU while --workers N processes build the networks (several at once per launch where
     the space and metric allow it).
     """
+    from nasforge import api  # torch loads here, not for --help
+
     with _Bar("scoring", not quiet) as bar:
         scores = api.score(
             genotypes or [],
@@ -297,6 +303,8 @@ def correlate(
     params and flops are always included as baselines. Scores are cached, so a rerun
     with more metrics only computes what is new.
     """
+    from nasforge import api  # torch loads here, not for --help
+
     with _Bar("scoring architectures", not quiet) as bar:
         result = api.correlate(
             space=space,

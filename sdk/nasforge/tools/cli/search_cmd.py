@@ -10,18 +10,16 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from nasforge.run.api import build_spec, resume_run, run_spec
-from nasforge.run.executors import DEFAULT_RETRIES
-from nasforge.run.experiment import Experiment
+from nasforge.kernel.executor_contract import DEFAULT_RETRIES
 from nasforge.run.journal_file import JournalReader
-from nasforge.run.one_shot_run import OneShotRun
 from nasforge.tools.cli.common_options import command_registry
 from nasforge.tools.cli.options import parse_options
 from nasforge.tools.cli.output import err_console
+from nasforge.tools.cli.run_lines import run_directory_lines
 from nasforge.tools.cli.search_options import (
     Asynchronous,
     BenchmarkDataset,
@@ -57,7 +55,10 @@ from nasforge.tools.cli.search_options import (
     TrainData,
     Workers,
 )
-from nasforge.tools.cli.search_report import check_plot, report_ask_tell, report_one_shot
+
+if TYPE_CHECKING:
+    from nasforge.run.experiment import Experiment
+    from nasforge.run.one_shot_run import OneShotRun
 
 
 def search(
@@ -107,6 +108,9 @@ def search(
 
     Kill it at any time and continue with `nasforge resume RUN_DIR`.
     """
+    from nasforge.run.api import build_spec, run_spec  # torch loads here, not for --help
+    from nasforge.tools.cli.search_report import check_plot
+
     registry = command_registry(ctx)
     spec = build_spec(
         space,
@@ -134,17 +138,18 @@ def search(
     check_plot(plot, len(spec.objectives))
     if run_dir is None:
         run_dir = Path("runs") / f"{spec.space}-{spec.strategy}-s{seed}-{time.strftime('%Y%m%d-%H%M%S')}"
-    run = run_spec(
-        spec,
-        run_dir=run_dir,
-        registry=registry,
-        progress=not quiet,
-        console=err_console,
-        asynchronous=asynchronous,
-        executor_options=parse_options(executor_option),
-        retries=retries,
-        defaulted=("strategy",) if strategy is None else (),  # the summary says it was the default
-    )
+    with run_directory_lines(run_dir):
+        run = run_spec(
+            spec,
+            run_dir=run_dir,
+            registry=registry,
+            progress=not quiet,
+            console=err_console,
+            asynchronous=asynchronous,
+            executor_options=parse_options(executor_option),
+            retries=retries,
+            defaulted=("strategy",) if strategy is None else (),  # the summary says it was the default
+        )
     _report(run, export, build_option, json_out, fuse, plot)
 
 
@@ -163,17 +168,21 @@ def resume(
 
     It continues on the executor and workers it was started with, evaluated as it was
     (rounds, or --async); --executor-option may point a cluster run at another cluster."""
+    from nasforge.run.api import resume_run  # torch loads here, not for --help
+    from nasforge.tools.cli.search_report import check_plot
+
     registry = command_registry(ctx)
     if plot is not None:
         check_plot(plot, recorded_objectives(run_dir))
-    run = resume_run(
-        run_dir,
-        registry=registry,
-        progress=not quiet,
-        console=err_console,
-        executor_options=parse_options(executor_option),
-        retries=retries,
-    )
+    with run_directory_lines(run_dir, resumed=True):
+        run = resume_run(
+            run_dir,
+            registry=registry,
+            progress=not quiet,
+            console=err_console,
+            executor_options=parse_options(executor_option),
+            retries=retries,
+        )
     _report(run, export, None, json_out, fuse, plot)
 
 
@@ -185,6 +194,9 @@ def _report(
     fuse: bool,
     plot: Path | None,
 ) -> None:
+    from nasforge.run.one_shot_run import OneShotRun
+    from nasforge.tools.cli.search_report import report_ask_tell, report_one_shot
+
     if isinstance(run, OneShotRun):
         report_one_shot(run, export, build_option, json_out, fuse)
     else:

@@ -15,8 +15,8 @@ from typing import Annotated
 
 import typer
 
+from nasforge.kernel.executor_contract import DEFAULT_RETRIES
 from nasforge.run import defaults
-from nasforge.run.executors import DEFAULT_RETRIES
 from nasforge.tools.cli.common_options import quiet_logs
 
 __all__ = ["DEFAULT_PLOT", "DEFAULT_RETRIES", "PANELS"]

@@ -18,7 +18,6 @@ from nasforge.run.training.recipe import AUGMENTS, TrainRecipe
 from nasforge.tools.cli.common_options import Quiet, command_registry
 from nasforge.tools.cli.options import parse_options
 from nasforge.tools.cli.output import err_console, out_console, print_json
-from nasforge.tools.winner import train_winner
 
 _WHAT = "What to train"
 _RECIPE = "Recipe"
@@ -147,6 +146,8 @@ def train(
     nasforge train best.safetensors --train-data data/mine.npz --epochs 50 ;
     nasforge train runs/my-run --device cuda
     """
+    from nasforge.tools.winner import train_winner  # torch loads here, not for --help
+
     registry = command_registry(ctx)
     recipe = TrainRecipe(
         epochs=epochs,

@@ -1,17 +1,41 @@
 """Results leave nasforge as safetensors genotypes and ONNX models (an ensemble: a manifest
 plus one ONNX per member and optionally a fused graph, :func:`export_ensemble`)."""
 
-from nasforge.tools.export.bundle import ExportBundle, export_bundle
-from nasforge.tools.export.ensemble_export import (
-    EnsembleExport,
-    LoadedEnsemble,
-    export_ensemble,
-    load_ensemble,
-)
-from nasforge.tools.export.genotype_file import export_genotype, load_genotype
-from nasforge.tools.export.genotype_source import resolve_genotype, run_build_options
-from nasforge.tools.export.inspect import inspect_file
-from nasforge.tools.export.onnx_export import OnnxReport, export_onnx
+from typing import TYPE_CHECKING
+
+from nasforge.kernel.lazy_package import lazy_package
+
+if TYPE_CHECKING:  # the names with their types; at run time each loads on first use
+    from nasforge.tools.export.bundle import ExportBundle, export_bundle
+    from nasforge.tools.export.ensemble_export import (
+        EnsembleExport,
+        LoadedEnsemble,
+        export_ensemble,
+        load_ensemble,
+    )
+    from nasforge.tools.export.genotype_file import export_genotype, load_genotype
+    from nasforge.tools.export.genotype_source import resolve_genotype, run_build_options
+    from nasforge.tools.export.inspect import inspect_file
+    from nasforge.tools.export.onnx_export import OnnxReport, export_onnx
+else:
+    lazy_package(
+        __name__,
+        {
+            "ExportBundle": "nasforge.tools.export.bundle",
+            "export_bundle": "nasforge.tools.export.bundle",
+            "EnsembleExport": "nasforge.tools.export.ensemble_export",
+            "LoadedEnsemble": "nasforge.tools.export.ensemble_export",
+            "export_ensemble": "nasforge.tools.export.ensemble_export",
+            "load_ensemble": "nasforge.tools.export.ensemble_export",
+            "export_genotype": "nasforge.tools.export.genotype_file",
+            "load_genotype": "nasforge.tools.export.genotype_file",
+            "resolve_genotype": "nasforge.tools.export.genotype_source",
+            "run_build_options": "nasforge.tools.export.genotype_source",
+            "inspect_file": "nasforge.tools.export.inspect",
+            "OnnxReport": "nasforge.tools.export.onnx_export",
+            "export_onnx": "nasforge.tools.export.onnx_export",
+        },
+    )
 
 __all__ = [
     "EnsembleExport",

@@ -26,6 +26,7 @@ from nasforge.run.ensemble_training import EpochCallback
 from nasforge.tools.export.bundle import ExportBundle, data_network_options, export_bundle
 from nasforge.tools.export.ensemble_export import EnsembleExport
 from nasforge.tools.export.genotype_source import MEMBER, RunNetwork, resolve_genotype, run_network
+from nasforge.tools.export.input_shape import DEFAULT_INPUT_SHAPE
 from nasforge.tools.export.input_shape import input_shape as checked_input_shape
 from nasforge.tools.export.parity import DEFAULT_ATOL, DEFAULT_RTOL
 from nasforge.tools.export.path_probe import PathKind, probe_path
@@ -36,9 +37,6 @@ from nasforge.tools.export.run_ensemble import (
     export_run_ensemble,
     run_ensemble,
 )
-
-#: The example input of a genotype string or file, which knows no data.
-DEFAULT_INPUT_SHAPE = (1, 3, 32, 32)
 
 #: How each face names the settings a refusal mentions: (Python, command line).
 _MEMBER = MEMBER
@@ -84,6 +82,7 @@ class GenotypeExport:
                 tolerance=report.tolerance,
                 rtol=report.rtol,
                 tolerance_used=report.tolerance_used,
+                parity=report.verdict(),
                 seconds=round(report.seconds, 3),
             )
         return result

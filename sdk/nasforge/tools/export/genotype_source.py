@@ -7,6 +7,7 @@ a run directory means the same best (or Pareto member) everywhere.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import attrs
@@ -25,6 +26,17 @@ from nasforge.tools.export.path_probe import PathKind, probe_path
 #: How a Python caller and the command line name the settings these refusals mention.
 MEMBER = ("member", "--member")
 SPACE_EXAMPLE = ("space= (e.g. space='nb201')", "--space (e.g. --space nb201)")
+
+
+#: Characters of the genotype strings of the first-party spaces that a path rarely holds
+#: (NAS-Bench-201's ``|op~0|+...``, DARTS's ``Genotype(normal=[...])``).
+_GENOTYPE_MARKS = frozenset("|~()[]'\"")
+
+
+def looks_like_a_path(source: str) -> bool:
+    """Whether ``source`` reads as a path rather than a genotype string: it has a directory
+    separator and none of the marks of a genotype string (``runs/does-not-exist``)."""
+    return ("/" in source or os.sep in source) and not _GENOTYPE_MARKS.intersection(source)
 
 
 def resolve_genotype(
@@ -46,6 +58,11 @@ def resolve_genotype(
             NasforgeError,
             "{member} picks a member of a run's Pareto front: give a run directory",
             member=MEMBER,
+        )
+    if kind is PathKind.MISSING and looks_like_a_path(source) and Path(source).suffix != ".safetensors":
+        raise NasforgeError(
+            f"no such run directory or genotype file: {source} (a genotype string has no '/'; "
+            "a run directory is what `nasforge search` printed first)"
         )
     if kind is PathKind.FILE or Path(source).suffix == ".safetensors":
         g = load_genotype(source)

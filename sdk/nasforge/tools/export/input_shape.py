@@ -13,6 +13,8 @@ from nasforge.kernel.errors import OptionError, show
 
 #: Most elements an example input may have (a 3x4096x4096 image is about 2^25.6).
 MAX_SHAPE_ELEMENTS = 2**28
+#: The example input of a genotype string or file, which knows no data.
+DEFAULT_INPUT_SHAPE = (1, 3, 32, 32)
 
 
 def parse_shape(text: str) -> tuple[int, ...]:

@@ -249,6 +249,31 @@ def _fidelity_summary(trials: list[Any], end: dict[str, Any] | None) -> dict[str
     return out
 
 
+def ended_words(reader: Any, spec: dict[str, Any], path: Path) -> str:
+    """Why the run in ``path`` ended (or that it has not), in a sentence: its budget, a stop
+    rule, a strategy with nothing more to propose; an unended one names its resume."""
+    n, end = len(reader.trials), reader.end
+    trials = f"{n:,} trial{'s' if n != 1 else ''}"
+    found = spec.get("budget")
+    budget: dict[str, Any] = found if isinstance(found, dict) else {}
+    most = budget.get("trials")
+    if end is None:
+        of = f" of {most:,}" if isinstance(most, int) else ""
+        return f"not ended: {n:,}{of} trials journaled; nasforge resume {path} continues it"
+    if reader.header.get("mode") == "one-shot":
+        return "finished: the one-shot search ran to its end"
+    if end.get("stopped"):
+        return f"stopped early after {trials} by {end['stopped']}"
+    if end.get("ended"):
+        return f"ended after {trials}: {end['ended']}"
+    if isinstance(most, int) and n >= most:
+        return f"its trial budget was spent: {n:,} of {most:,} trials"
+    for key, unit in (("seconds", "s"), ("simulated_seconds", "simulated s")):
+        if budget.get(key) is not None:
+            return f"its time budget ({budget[key]:g} {unit}) was spent after {trials}"
+    return f"ended after {trials}, before its budget: the strategy proposed nothing new"
+
+
 def _inspect_run(path: Path) -> dict[str, Any]:
     """What a run searched for (objectives, constraints) and found: its best and, with
     several objectives, its Pareto front (recomputed from the trials, so an unfinished
@@ -277,6 +302,7 @@ def _inspect_run(path: Path) -> dict[str, Any]:
         "best": reader.end.get("best_text") if reader.end else None,
         # why a run ended before its budget (a stop rule or hook), else null
         "stopped": reader.end.get("stopped") if reader.end else None,
+        "ended": ended_words(reader, spec, path),
     }
     failures = recorded_failures(reader.end) or trial_failures(reader.trials)
     if failures is not None:  # how many trials failed, and the first

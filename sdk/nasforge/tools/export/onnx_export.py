@@ -92,6 +92,24 @@ class OnnxReport:
     def passed(self) -> bool:
         return all(r.passed for r in self.checks)
 
+    def verdict(self) -> str:
+        """Which bound the check held to, in a sentence: the absolute tolerance alone, or
+        only with its relative part (``rtol`` x the sample's largest |logit|)."""
+        worst, used = self.max_abs_diff, self.tolerance_used
+        if worst is None or used is None:
+            return "not checked against onnxruntime"
+        bound = f"atol {self.tolerance:g} + rtol {self.rtol:g} x the sample's largest |logit|"
+        if not self.passed:
+            return f"failed: max |torch - onnxruntime| {worst:.3g} is {used:.3g}x the allowed {bound}"
+        which = (
+            f"within atol {self.tolerance:g} alone"
+            if worst <= self.tolerance
+            else f"beyond atol {self.tolerance:g}, so the relative part held"
+        )
+        return (
+            f"held: max |torch - onnxruntime| {worst:.3g} is {which}; it used {100 * used:.3g} % of {bound}"
+        )
+
 
 def export_onnx(
     g: Genotype,

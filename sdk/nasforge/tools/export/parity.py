@@ -30,11 +30,7 @@ from torch.nn.modules.batchnorm import _BatchNorm
 from nasforge.kernel.errors import ExportError, first_line
 from nasforge.kernel.optional import require
 from nasforge.kernel.seeding import LocalRandomness, seeded_generator
-
-#: float32 rounding over a deep network measured ~4e-7 of the largest logit on 200
-#: NAS-Bench-201 cells; a real export error (BatchNorm folding, a wrong weight) is ~1.
-DEFAULT_RTOL = 1e-4
-DEFAULT_ATOL = 1e-4
+from nasforge.tools.export.tolerance import DEFAULT_ATOL, DEFAULT_RTOL
 
 
 @attrs.frozen

@@ -38,7 +38,7 @@ from nasforge.tools.scoring.table import ScoreTable
 #: Seeds seed torch generators, which take values of 0 .. 2**63 - 1.
 MAX_SEED = 2**63 - 1
 #: Architectures a correlation scores and looks up unless told otherwise.
-DEFAULT_SAMPLE = 200
+DEFAULT_SAMPLE = defaults.CORRELATION_SAMPLE
 #: Always scored beside the metrics a correlation is asked for: they are hard to beat
 #: (NAS-Bench-Suite-Zero), so a metric is judged against them.
 BASELINES = defaults.BASELINE_METRICS

@@ -34,7 +34,8 @@ class WinnerData:
     heldout: TensorData
     #: "the test split of mnist1d" or "20 % of digits, held out by seed 0".
     heldout_from: str
-    #: Whether the search may have seen the held-out examples (a share of its own data).
+    #: Whether the held-out examples are a share of the data (so a search on the same data
+    #: may have seen them; the trainer clears it when no search chose on this data).
     heldout_seen_by_search: bool
     #: The digest of the training data as loaded, before a share was held out (what a
     #: run's journal records of the data it searched on).

@@ -193,7 +193,12 @@ def _data(
             f"{found.run_dir} searched on ({found.data_digest}); give it with --train-data to train "
             "on it anyway"
         )
-    return data
+    # a share held out of the data can only flatter the architecture if a search chose it on
+    # that same data: a table search, or a search on other data, never saw these examples
+    searched_here = found.run_dir is not None and (
+        found.data_digest == data.loaded_digest if found.data_digest else given == found.train_data
+    )
+    return attrs.evolve(data, heldout_seen_by_search=data.heldout_seen_by_search and searched_here)
 
 
 def _network_options(found: WinnerSource, data: WinnerData, given: dict[str, Any] | None) -> dict[str, Any]:
