@@ -70,7 +70,6 @@ ANSWERED_AT_ONCE = (
     ("train", "--help"),
     ("export", "--help"),
     ("score", "--help"),
-    ("hnas", "--help"),
     ("darts-train", "--help"),
     ("insight", "--help"),
 )

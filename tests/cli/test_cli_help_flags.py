@@ -14,7 +14,7 @@ def _commands() -> list[str]:
 def test_no_help_labels_a_flag_bool(cli) -> None:
     helps = {"nasforge": cli("--help", ok=True).out}
     helps |= {name: cli(name, "--help", ok=True).out for name in _commands()}
-    assert {"search", "train", "export", "hnas"} <= helps.keys()
+    assert {"search", "train", "export", "insight"} <= helps.keys()
     labelled = [name for name, text in helps.items() if "<bool>" in text]
     assert labelled == []
     assert "--json" in helps["search"]
