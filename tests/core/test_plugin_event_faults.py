@@ -137,3 +137,9 @@ def test_a_plugin_that_fails_to_import_names_its_file_and_line(
         assert run.code == 0 and json.loads(run.out), listing
         (line,) = [line for line in run.err.splitlines() if line.strip()]
         assert "plugin 'nasforge_broken_import' failed to load" in line and where in line, line
+    verbose = cli("-v", "plugins")  # the whole traceback, for the plugin's author
+    assert (
+        verbose.code == 1
+        and "Traceback" in verbose.err
+        and "import nasforge_no_such_dependency" in verbose.err
+    )

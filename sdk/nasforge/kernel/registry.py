@@ -75,6 +75,8 @@ class PluginInfo:
     ok: bool
     error: str | None = None
     provides: tuple[str, ...] = ()
+    #: The failure's whole traceback, for ``-v`` (the one-line ``error`` names file and line).
+    trace: str | None = attrs.field(default=None, eq=False, repr=False)
 
 
 class Registry:
@@ -298,6 +300,10 @@ def failure_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {first_line(exc)}" + (f" ({where})" if where else "")
 
 
+def _trace(exc: BaseException) -> str:
+    return "".join(traceback.format_exception(exc)).rstrip()
+
+
 def _raised_at(exc: BaseException) -> str | None:
     if isinstance(exc, SyntaxError) and exc.filename and exc.lineno:
         return f"{exc.filename}:{exc.lineno}"
@@ -367,7 +373,11 @@ def create_plugin_manager(
                 plugin = ep.load()
                 pm.register(plugin, name=ep.name)
             except Exception as exc:  # a broken plugin must not break the others
-                infos.append(PluginInfo(ep.name, ep.value, _distribution_of(ep), False, failure_text(exc)))
+                infos.append(
+                    PluginInfo(
+                        ep.name, ep.value, _distribution_of(ep), False, failure_text(exc), trace=_trace(exc)
+                    )
+                )
                 continue
             infos.append(PluginInfo(ep.name, ep.value, _distribution_of(ep), True))
         infos += _register_named_modules(pm, _named(os.environ.get(PLUGINS_ENV, "")))
@@ -409,7 +419,7 @@ def _register_named_modules(pm: pluggy.PluginManager, modules: list[str]) -> lis
         try:
             pm.register(importlib.import_module(module), name=module)
         except Exception as exc:  # a broken plugin must not break the others
-            infos.append(PluginInfo(module, module, None, False, failure_text(exc)))
+            infos.append(PluginInfo(module, module, None, False, failure_text(exc), trace=_trace(exc)))
             continue
         infos.append(PluginInfo(module, module, None, True))
     return infos

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Annotated, Any
 
 import typer
@@ -12,6 +13,8 @@ from nasforge.run.executors import executor_options
 from nasforge.tools.cli.common_options import command_registry
 from nasforge.tools.cli.error_lines import one_line
 from nasforge.tools.cli.output import err_console, first_line, out_console, print_json
+
+logger = logging.getLogger("nasforge.plugins")
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON to stdout.")]
 
@@ -61,6 +64,8 @@ def _exit_if_failed(failed: list[Any], conflicts: list[str]) -> None:
             highlight=False,
             soft_wrap=True,
         )
+        if plugin.trace:  # -v: the whole traceback, for the plugin's author
+            logger.debug("plugin '%s' failed to load:\n%s", plugin.name, plugin.trace)
     for conflict in conflicts:
         err_console.print(f"[yellow]warning:[/] {escape(conflict)}", highlight=False, soft_wrap=True)
     if failed or conflicts:
