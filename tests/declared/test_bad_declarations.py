@@ -61,7 +61,7 @@ def test_candidates_whose_shapes_differ_are_refused_by_the_supernet_naming_both(
     space.build(space.sample(random.Random(0)))  # each network on its own is fine
     supernet = space.supernet()
     with pytest.raises(
-        DeclarationError, match=r"'op': candidates 'narrow' and 'wide' .* \(2, 8\) and \(2, 16\)"
+        DeclarationError, match=r"'op': candidates 'narrow' and 'wide' .* \(N, 8\) and \(N, 16\)"
     ):
         supernet(torch.randn(2, 4))
 

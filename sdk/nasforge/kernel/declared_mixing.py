@@ -17,8 +17,9 @@ before every forward):
 - :class:`MixedInputs`: an input choice; the weighted sum of what each selection reads.
 
 Outputs that differ in shape between alternatives (a width choice's channels) are padded
-with zeros to the largest, found once per input shape by running the alternatives on
-PyTorch's ``meta`` device (no arithmetic); zero channels read by the next convolution or
+with zeros to the largest, found once per input shape by running every alternative on one
+example, in evaluation mode and without gradients (a *probe*: nothing it runs changes);
+zero channels read by the next convolution or
 linear map add nothing, so under one-hot weights the supernet computes exactly the network
 ``build(g)`` makes. Alternatives whose weight is exactly zero are not computed when the
 forward is sparse or the weights need no gradient (the supernet contract).
@@ -65,7 +66,7 @@ class ArchRows:
 
     @contextlib.contextmanager
     def probe(self) -> Iterator[None]:
-        """Mixed operations return only the right shape on the meta device while it lasts."""
+        """Mixed operations return zeros of their output's shape while it lasts."""
         before, self.probing = self.probing, True
         try:
             yield
@@ -92,12 +93,32 @@ def pad_to(t: torch.Tensor, shape: Shape) -> torch.Tensor:
     return F.pad(t, pads)
 
 
-def meta_call(module: nn.Module, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """``module(*args, **kwargs)`` with its tensors and ``args`` on the meta device: shapes only."""
-    tensors = {n: t.to("meta") for n, t in itertools.chain(module.named_parameters(), module.named_buffers())}
-    meta_args = tuple(a.to("meta") if isinstance(a, torch.Tensor) else a for a in args)
-    meta_kwargs = {k: v.to("meta") if isinstance(v, torch.Tensor) else v for k, v in kwargs.items()}
-    return functional_call(module, tensors, meta_args, meta_kwargs)
+def probe_call(
+    module: nn.Module,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    tensors: dict[str, torch.Tensor] | None = None,
+) -> Any:
+    """``module(*args, **kwargs)`` (with ``tensors`` in place of its own, where given) in
+    evaluation mode without gradients: for its output's shape, changing nothing."""
+    modes = [(m, m.training) for m in module.modules()]
+    module.eval()
+    try:
+        with torch.no_grad():
+            if tensors is None:
+                return module(*args, **kwargs)
+            return functional_call(module, tensors, args, kwargs)
+    finally:
+        for m, mode in modes:
+            m.training = mode
+
+
+def _one_example(a: Any) -> Any:
+    if isinstance(a, torch.Tensor):
+        return a[:1] if a.dim() else a
+    if isinstance(a, list | tuple):
+        return type(a)(_one_example(x) for x in a)
+    return a
 
 
 def _signature(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
@@ -119,10 +140,17 @@ def _tensor_out(out: Any, *, what: str) -> torch.Tensor:
     return out
 
 
+def shown(shape: Shape) -> str:
+    """A shape with its batch dimension as ``N``: ``(N, 16, 8, 8)``."""
+    return "(" + ", ".join(["N", *map(str, shape[1:])]) + ")"
+
+
 def _largest(shapes: Sequence[Shape], *, what: str) -> Shape:
     ranks = {len(s) for s in shapes}
     if len(ranks) != 1:
-        raise DeclarationError(f"{what}: alternatives give outputs of shapes {shapes[0]} and {shapes[-1]}")
+        raise DeclarationError(
+            f"{what}: alternatives give outputs of shapes {shown(shapes[0])} and {shown(shapes[-1])}"
+        )
     return tuple(max(dims) for dims in zip(*shapes, strict=True))
 
 
@@ -156,7 +184,8 @@ class _Mixed(nn.Module):
         targets: dict[Any, Shape] = self.__dict__["_targets"]
         if key not in targets:
             with self.arch.probe():
-                targets[key] = self.probe(args, kwargs)[1:]
+                one = tuple(_one_example(a) for a in args)
+                targets[key] = self.probe(one, {k: _one_example(v) for k, v in kwargs.items()})[1:]
         return (_first(args).shape[0], *targets[key])
 
     def probe(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Shape:
@@ -165,9 +194,6 @@ class _Mixed(nn.Module):
     def zeros(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> torch.Tensor:
         like = _first(args)
         return torch.zeros(self.target(args, kwargs), dtype=like.dtype, device=like.device)
-
-    def meta_out(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> torch.Tensor:
-        return torch.empty(self.target(args, kwargs), dtype=_first(args).dtype, device="meta")
 
 
 class MixedLayer(_Mixed):
@@ -188,19 +214,20 @@ class MixedLayer(_Mixed):
         shapes = []
         for token, cand in zip(self.tokens, self.candidates, strict=True):
             out = _tensor_out(
-                meta_call(cand, args, kwargs), what=f"layer choice '{self.label}': candidate '{token}'"
+                probe_call(cand, args, kwargs), what=f"layer choice '{self.label}': candidate '{token}'"
             )
             shapes.append(tuple(out.shape))
             if shapes[-1] != shapes[0]:
                 raise DeclarationError(
                     f"layer choice '{self.label}': candidates '{self.tokens[0]}' and '{token}' give "
-                    f"outputs of shapes {shapes[0]} and {shapes[-1]}; a layer choice's candidates must agree"
+                    f"outputs of shapes {shown(shapes[0])} and {shown(shapes[-1])}; a layer choice's "
+                    "candidates must agree"
                 )
         return shapes[0]
 
     def forward(self, *args: Any, **kwargs: Any) -> torch.Tensor:
         if self.arch.probing:
-            return self.meta_out(args, kwargs)
+            return self.zeros(args, kwargs)
         row = self.arch.row(self.label)
         self.target(args, kwargs)  # the candidates agree in shape (checked once per input shape)
         on = nonzero(row) if self.arch.skips_zeros([row]) else [True] * len(self.tokens)
@@ -228,14 +255,14 @@ class MixedDepth(_Mixed):
         h = args[0]
         shapes = []
         for i, blk in enumerate(self.blocks):
-            h = _tensor_out(meta_call(blk, (h,), {}), what=f"repeat '{self.label}': block {i}")
+            h = _tensor_out(probe_call(blk, (h,), {}), what=f"repeat '{self.label}': block {i}")
             if i + 1 in self.depths:
                 shapes.append(tuple(h.shape))
         return _largest(shapes, what=f"repeat '{self.label}'")
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if self.arch.probing:
-            return self.meta_out((x,), {})
+            return self.zeros((x,), {})
         row = self.arch.row(self.label)
         target = self.target((x,), {})
         on = nonzero(row) if self.arch.skips_zeros([row]) else [True] * len(self.depths)
@@ -260,13 +287,13 @@ class MixedInputs(_Mixed):
         self.reduce = reduce
 
     def probe(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Shape:
-        xs = [x.to("meta") for x in inputs_of(args)]
+        xs = inputs_of(args)
         shapes = [tuple(reduce_inputs(xs, p, self.reduce).shape) for p in self.picks]
         return _largest(shapes, what=f"input choice '{self.label}'")
 
     def forward(self, *args: Any) -> torch.Tensor:
         if self.arch.probing:
-            return self.meta_out(args, {})
+            return self.zeros(args, {})
         xs = inputs_of(args)
         row = self.arch.row(self.label)
         target = self.target(args, {})
@@ -424,14 +451,15 @@ class MixedScope(_Mixed):
 
     def probe(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Shape:
         shapes = []
-        for template in self.__dict__["templates"]:
-            out = _tensor_out(meta_call(template, args, kwargs), what=f"scope '{self.path or 'top level'}'")
+        for v, template in enumerate(self.__dict__["templates"]):
+            out = probe_call(template, args, kwargs, self.tensors_of(v))
+            out = _tensor_out(out, what=f"scope '{self.path or 'top level'}'")
             shapes.append(tuple(out.shape))
         return _largest(shapes, what=f"scope '{self.path or 'top level'}'")
 
     def forward(self, *args: Any, **kwargs: Any) -> torch.Tensor:
         if self.arch.probing:
-            return self.meta_out(args, kwargs)
+            return self.zeros(args, kwargs)
         rows = [self.arch.row(label) for label in self.labels]
         target = self.target(args, kwargs)
         skip = self.arch.skips_zeros(rows)
@@ -455,7 +483,7 @@ __all__ = [
     "MixedLayer",
     "MixedScope",
     "SelectInputs",
-    "meta_call",
+    "probe_call",
     "owner_of",
     "pad_to",
     "reduce_inputs",

@@ -185,6 +185,17 @@ class DeclaredSpace(SearchSpace):
         self.check_options(options, what="supernet")
         return DeclaredSupernet(self, options)
 
+    def preflight_supernet(self, input_shape: Sequence[int], options: dict[str, Any]) -> None:
+        """The supernet with ``options``, run on one example of ``input_shape`` (random
+        numbers drawn and left as they were): a declaration whose alternatives disagree
+        in shape is refused here, naming them, before a one-shot run writes anything."""
+        import torch
+
+        with torch.random.fork_rng(devices=[]):
+            supernet = self.supernet(**options).eval()
+            with torch.no_grad():
+                supernet(torch.zeros(1, *input_shape))
+
 
 def declared_space(
     name: str | None = None, *, version: str = "1"

@@ -29,7 +29,9 @@ import pluggy
 
 from nasforge.kernel import hookspecs
 from nasforge.kernel.context_fields import construction_mistake
+from nasforge.kernel.declared_choices import DeclarationError
 from nasforge.kernel.errors import UnknownNameError, first_line
+from nasforge.kernel.space_source import is_source, load_space_class
 
 ENTRY_POINT_GROUP = "nasforge"
 #: The distribution whose entry points are first-party (registered before third parties').
@@ -83,6 +85,8 @@ class Registry:
         #: Components of plugins that failed: (kind, name) -> (plugin, its error).
         self._unavailable: dict[tuple[str, str], tuple[str, str]] = {}
         self.conflicts: list[str] = []
+        #: Spaces named by their code, loaded on first use (never listed among the registered).
+        self._sources: dict[str, Any] = {}
         plugins = list(plugins)
         errors: dict[str, list[str]] = {}
         offered: list[tuple[str, str, str, Any]] = []  # (kind, plugin, name, component), in order
@@ -136,11 +140,26 @@ class Registry:
 
     def get(self, kind: str, name: str) -> Any:
         """The component registered as ``name``; unknown names raise with a suggestion, and
-        a name of a plugin that failed to load says so (:class:`UnavailableError`)."""
+        a name of a plugin that failed to load says so (:class:`UnavailableError`). A space
+        named by its code (``PATH.py:NAME``, ``package.module:NAME``) is loaded from there
+        on first use (:mod:`nasforge.kernel.space_source`)."""
         table = self._components[kind]
         if name not in table:
+            if kind == "space" and is_source(name):
+                return self._source(name)
             raise self._missing(kind, name)
         return table[name]
+
+    def _source(self, ref: str) -> Any:
+        """The space class ``ref`` names, loaded once per registry (a mistake a run would
+        meet later is refused now, in one line naming it)."""
+        if ref not in self._sources:
+            cls = load_space_class(ref)
+            mistake = component_mistake("space", ref, cls)
+            if mistake is not None:
+                raise DeclarationError(f"{ref}: {mistake}")
+            self._sources[ref] = cls
+        return self._sources[ref]
 
     def _missing(self, kind: str, name: str) -> UnknownNameError:
         word = _KIND_WORDS.get(kind, kind)
@@ -162,8 +181,11 @@ class Registry:
         return name in self._components[kind]
 
     def origin(self, kind: str, name: str) -> str:
-        """The plugin that supplied component ``name`` (raises like :meth:`get`)."""
+        """The plugin that supplied component ``name`` (raises like :meth:`get`); a space
+        named by its code comes from that code."""
         self.get(kind, name)
+        if kind == "space" and name in self._sources:
+            return name
         return self._origin[(kind, name)]
 
     def items(self, kind: str) -> list[tuple[str, Any]]:
