@@ -14,7 +14,8 @@ one-shot strategies on digits for a few steps (darts, nasi), and ``score`` of a 
 under a few metrics; and on the declared spaces (toy, act-mlp), black-box strategies on the
 toy evaluator, one-shot ones (simplex, darts, nasi) and short training on act-mlp.
 ``--only NAME ...`` runs (and compares) only those runs. Each run's trials (genotype,
-fidelity, objectives) and best are recorded; ``--compare`` prints the runs that differ (exit 1) or "N/N runs identical".
+fidelity, objectives) and best are recorded; ``--compare`` prints the runs that differ
+(exit 1) or "N/N runs identical".
 """
 
 from __future__ import annotations
