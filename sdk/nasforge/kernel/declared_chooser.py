@@ -30,6 +30,7 @@ to build its network (only the chosen operations), and once to build the superne
 from __future__ import annotations
 
 import itertools
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -144,7 +145,7 @@ class Chooser:
 
     # --- the requests -----------------------------------------------------------------
     def choice(
-        self, label: str, candidates: Sequence[Any] | Mapping[Token, Any], *, cell: str | None = None
+        self, label: str, candidates: Sequence[Any] | Mapping[Any, Any], *, cell: str | None = None
     ) -> Any:
         """One of ``candidates`` (a list of values naming themselves, or ``{name: value}``)."""
         full = self.full(label, what="a choice")
@@ -169,7 +170,7 @@ class Chooser:
         return self._reading.value(self, full, WIDTH, values, values, _cell(cell, label, full))
 
     def layer(
-        self, label: str, candidates: Sequence[Any] | Mapping[Token, Any], *, cell: str | None = None
+        self, label: str, candidates: Sequence[Any] | Mapping[Any, Any], *, cell: str | None = None
     ) -> nn.Module:
         """One module of ``candidates``: ``{name: module or factory}``, or a list (named
         0, 1, ...); a factory (a class, a function) is called when its candidate is built."""
@@ -264,9 +265,8 @@ def _cell(cell: str | None, local: str, full: str) -> str:
 
 
 def _is_module(item: Any) -> bool:
-    from torch import nn
-
-    return isinstance(item, nn.Module)
+    module = sys.modules.get("torch.nn")  # torch is loaded once a module exists: none before
+    return module is not None and isinstance(item, module.Module)
 
 
 __all__ = ["NO_CARRY", "REDUCTIONS", "Chooser", "Reading"]

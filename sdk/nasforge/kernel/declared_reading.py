@@ -16,7 +16,9 @@ is refused by name (it belongs in a layer choice's candidate or a repeat's block
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
+import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -41,15 +43,30 @@ from nasforge.kernel.errors import NasforgeError, first_line, show
 # --- what every reading shares ----------------------------------------------------------------
 def takes_chooser(factory: Callable[..., Any]) -> bool:
     """Whether a candidate's factory wants the chooser (it has a required positional
-    parameter: ``lambda c: ...``); classes such as ``nn.ReLU`` are called with nothing."""
-    try:
-        params = inspect.signature(factory).parameters.values()
-    except (TypeError, ValueError):
+    parameter: ``lambda c: ...``); classes such as ``nn.ReLU`` are called with nothing.
+    (Read off the code object where there is one: a build asks it of every candidate.)"""
+    if isinstance(factory, type):
         return False
-    return any(
-        p.default is inspect.Parameter.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-        for p in params
-    )
+    if isinstance(factory, functools.partial):
+        return _required(factory.func, bound=len(factory.args), named=frozenset(factory.keywords))
+    return _required(factory, bound=0, named=frozenset())
+
+
+def _required(fn: Any, *, bound: int, named: frozenset[str]) -> bool:
+    """Whether ``fn`` has required positional parameters besides the first ``bound`` and
+    those ``named`` by keyword."""
+    if isinstance(fn, types.FunctionType):
+        code = fn.__code__
+        names = code.co_varnames[: code.co_argcount]
+        required = list(names[: len(names) - len(fn.__defaults__ or ())])
+    else:
+        try:
+            params = list(inspect.signature(fn).parameters.values())
+        except (TypeError, ValueError):
+            return False
+        positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        required = [p.name for p in params if p.default is inspect.Parameter.empty and p.kind in positional]
+    return any(p not in named for p in required[bound:])
 
 
 def module_result(out: Any, *, what: str) -> nn.Module:

@@ -91,9 +91,13 @@ class DeclaredSpace(SearchSpace):
         cls.build_options = options
         cls.supernet_options = options
 
-    @abc.abstractmethod
-    def declare(self, c: Chooser, **options: Any) -> nn.Module:
-        """The network, asking ``c`` wherever it varies (see :mod:`nasforge.kernel.declared_chooser`)."""
+    if TYPE_CHECKING:  # a subclass declares its own keyword options
+        declare: Callable[..., nn.Module]
+    else:
+
+        @abc.abstractmethod
+        def declare(self, c: Chooser, **options: Any) -> nn.Module:
+            """The network, asking ``c`` wherever it varies (:mod:`nasforge.kernel.declared_chooser`)."""
 
     # --- the declaration ----------------------------------------------------------------
     @cached_property
@@ -180,6 +184,8 @@ class DeclaredSpace(SearchSpace):
         """The weight-sharing network of every genotype (the core's supernet contract)."""
         from nasforge.kernel.declared_supernet import DeclaredSupernet
 
+        if SUPERNET not in self.capabilities:
+            raise self._missing(SUPERNET)
         if args:
             raise OptionError(f"space '{self.name}': supernet takes keyword options only")
         self.check_options(options, what="supernet")
