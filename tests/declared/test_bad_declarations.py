@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import random
 from collections.abc import Callable
 from typing import Any
@@ -11,6 +12,7 @@ import torch
 from torch import nn
 
 from nasforge import Chooser, DeclarationError, DeclaredSpace, declared_space
+from tests.declared.families import OneStage
 
 
 def space_of(body: Callable[[Chooser], Any]) -> DeclaredSpace:
@@ -77,7 +79,9 @@ def test_a_choice_made_only_for_some_values_of_another_is_refused_by_name() -> N
         space.build(g)
 
 
-def test_options_a_declaration_does_not_take_are_refused() -> None:
+def test_options_a_declaration_does_not_take_are_refused_as_python_refuses_them() -> None:
     space = space_of(lambda c: nn.Linear(4, c.width("w", [4, 8])))
-    with pytest.raises(Exception, match="takes the options none, not 'C'"):
+    with pytest.raises(TypeError, match="unexpected keyword argument 'C' \\(space 'bad' takes no options\\)"):
         space.build(space.sample(random.Random(0)), C=8)
+    options = list(inspect.signature(OneStage.build).parameters)
+    assert options == ["self", "g", "in_channels", "num_classes"], "build's signature names the options"

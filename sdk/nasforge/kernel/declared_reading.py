@@ -323,7 +323,7 @@ def build(
 ) -> nn.Module:
     """The network of the genotype ``values``: only the chosen operations."""
     builder = Builder(declaration, values)
-    out = guarded(declaration.name, lambda: declare(Chooser(builder)))
+    out = declare(Chooser(builder))  # what the code raises with these options is the caller's to word
     builder.finish()
     return module_result(out, what=f"space '{declaration.name}': its declaration")
 

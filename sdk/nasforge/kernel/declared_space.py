@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from nasforge.kernel.decisions import Decision
 from nasforge.kernel.declaration import Declaration
-from nasforge.kernel.errors import InvalidGenotypeError, OptionError
+from nasforge.kernel.errors import InvalidGenotypeError
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.search_space import (
     BUILD,
@@ -68,10 +68,35 @@ def kebab(name: str) -> str:
     return spaced.replace("_", "-").lower()
 
 
-def network_options_of(declare: Callable[..., Any]) -> frozenset[str]:
-    """The keyword options of a ``declare(self, c, **options)`` method."""
+def option_parameters(declare: Callable[..., Any]) -> list[inspect.Parameter]:
+    """The keyword options of a ``declare(self, c, **options)`` method, as keyword-only
+    parameters, in order."""
     params = list(inspect.signature(declare).parameters.values())[2:]
-    return frozenset(p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD))
+    return [
+        p.replace(kind=inspect.Parameter.KEYWORD_ONLY)
+        for p in params
+        if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+
+
+def network_options_of(declare: Callable[..., Any]) -> frozenset[str]:
+    """The names of a ``declare(self, c, **options)`` method's keyword options."""
+    return frozenset(p.name for p in option_parameters(declare))
+
+
+def _with_options(
+    fn: Callable[..., Any], head: list[str], options: list[inspect.Parameter]
+) -> Callable[..., Any]:
+    """``fn`` under a signature of its own, ``(self, *head, *, <options>)``, so what reads
+    a space's ``build`` or ``supernet`` signature sees the declaration's options."""
+
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return fn(self, *args, **kwargs)
+
+    positional = [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in ("self", *head)]
+    method.__signature__ = inspect.Signature([*positional, *options])  # type: ignore[attr-defined]
+    method.__doc__, method.__name__, method.__qualname__ = fn.__doc__, fn.__name__, fn.__qualname__
+    return method
 
 
 class DeclaredSpace(SearchSpace):
@@ -87,9 +112,12 @@ class DeclaredSpace(SearchSpace):
         super().__init_subclass__(**kwargs)
         if "name" not in cls.__dict__:
             cls.name = kebab(cls.__name__)
-        options = network_options_of(cls.declare)
-        cls.build_options = options
-        cls.supernet_options = options
+        params = option_parameters(cls.declare)
+        cls.build_options = cls.supernet_options = frozenset(p.name for p in params)
+        if "build" not in cls.__dict__:
+            cls.build = _with_options(DeclaredSpace.build, ["g"], params)  # type: ignore[method-assign]
+        if "supernet" not in cls.__dict__:
+            cls.supernet = _with_options(DeclaredSpace.supernet, [], params)  # type: ignore[method-assign]
 
     if TYPE_CHECKING:  # a subclass declares its own keyword options
         declare: Callable[..., nn.Module]
@@ -163,11 +191,13 @@ class DeclaredSpace(SearchSpace):
 
     # --- networks ---------------------------------------------------------------------------
     def check_options(self, options: dict[str, Any], *, what: str) -> None:
+        """A TypeError, as Python gives a function, for an option the declaration lacks."""
         known = self.build_options or frozenset()
         unknown = sorted(set(options) - known)
         if unknown:
-            raise OptionError(
-                f"space '{self.name}': {what} takes the options {sorted(known) or 'none'}, not '{unknown[0]}'"
+            raise TypeError(
+                f"{what}() got an unexpected keyword argument '{unknown[0]}' (space '{self.name}' takes "
+                f"{', '.join(sorted(known)) or 'no options'})"
             )
 
     def build(self, g: Genotype, *args: Any, **options: Any) -> nn.Module:
@@ -175,7 +205,7 @@ class DeclaredSpace(SearchSpace):
         from nasforge.kernel.declared_reading import build
 
         if args:
-            raise OptionError(f"space '{self.name}': build takes the genotype and keyword options only")
+            raise TypeError(f"build() of space '{self.name}' takes the genotype and keyword options only")
         self.validate(g)
         self.check_options(options, what="build")
         return build(self.declaration, g.choices, lambda c: self.declare(c, **options))
@@ -187,7 +217,7 @@ class DeclaredSpace(SearchSpace):
         if SUPERNET not in self.capabilities:
             raise self._missing(SUPERNET)
         if args:
-            raise OptionError(f"space '{self.name}': supernet takes keyword options only")
+            raise TypeError(f"supernet() of space '{self.name}' takes keyword options only")
         self.check_options(options, what="supernet")
         return DeclaredSupernet(self, options)
 

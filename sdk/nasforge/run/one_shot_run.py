@@ -30,7 +30,7 @@ from nasforge.kernel.outcome import SearchOutcome
 from nasforge.kernel.progress_log import ProgressLog, bar_is_live
 from nasforge.kernel.registry import Registry, get_registry
 from nasforge.kernel.result import Result, Trial
-from nasforge.kernel.search_space import SearchSpace
+from nasforge.kernel.search_space import SUPERNET, SearchSpace
 from nasforge.kernel.space_source import space_header
 from nasforge.kernel.supernet import supernet_option_names
 from nasforge.run.construction import build_component, context_fields_of
@@ -119,7 +119,7 @@ def run_one_shot(
     if console is not None and hasattr(strategy, "console"):
         strategy.console = console
     preflight = getattr(space, "preflight_supernet", None)
-    if preflight is not None:  # a declared space's supernet, tried on one example before anything is written
+    if preflight is not None and SUPERNET in cls.requires:  # tried on one example before anything is written
         options = network_options(data.input_shape, data.num_classes, accepted=supernet_option_names(space))
         supernet = strategy_options.get("supernet")
         preflight(data.input_shape, {**options, **(supernet if isinstance(supernet, dict) else {})})
