@@ -11,8 +11,9 @@ Optuna is installed), multi-fidelity ones on the toy evaluator (sh, hyperband, m
 pool-scoring ones (prerank, eigennas, hnas on small pools, in-process and on a 2-worker
 process pool), an evaluator that trains (short-train on digits, with ``device="cpu"``),
 one-shot strategies on digits for a few steps (darts, nasi), and ``score`` of a few cells
-under a few metrics; and on the declared spaces (toy, act-mlp), black-box strategies on the
-toy evaluator, one-shot ones (simplex, darts, nasi) and short training on act-mlp.
+under a few metrics; and on the declared spaces (toy, act-mlp, mlp-res), black-box
+strategies on the toy evaluator, one-shot ones (simplex, darts, nasi) and short training on
+act-mlp and mlp-res.
 ``--only NAME ...`` runs (and compares) only those runs. Each run's trials (genotype,
 fidelity, objectives) and best are recorded; ``--compare`` prints the runs that differ
 (exit 1) or "N/N runs identical".
@@ -196,6 +197,37 @@ def runs() -> dict[str, Callable[[], dict[str, Any]]]:
             seed=1,
             strategy_options={"steps": 4, "batch_size": 16, "supernet": {"width": 8}},
         ),  # fmt: skip
+        "eigennas-mlp-res": _search(
+            "mlp-res",
+            "eigennas",
+            "short-train",
+            train_data="digits",
+            trials=3,
+            seed=0,
+            device="cpu",
+            evaluator_options={"epochs": 1},
+            build_options={"width": 16},
+            strategy_options={"sample_size": 12, "top_k": 3, "cache": False},
+        ),  # fmt: skip
+        "rea-mlp-res": _search(
+            "mlp-res",
+            "rea",
+            "short-train",
+            train_data="digits",
+            trials=4,
+            seed=2,
+            device="cpu",
+            evaluator_options={"epochs": 1},
+            build_options={"width": 16},
+            strategy_options={"population_size": 2, "sample_size": 2},
+        ),  # fmt: skip
+        "darts-mlp-res": _search(
+            "mlp-res",
+            "darts",
+            train_data="digits",
+            seed=1,
+            strategy_options={**ACT_MLP_TINY, "supernet": {"width": 8}},
+        ),  # fmt: skip
         "short-train-act-mlp": _search(
             "act-mlp",
             "random",
@@ -213,6 +245,10 @@ def runs() -> dict[str, Callable[[], dict[str, Any]]]:
     if importlib.util.find_spec("optuna") is not None:
         found["optuna-tpe"] = _search("nb201", "optuna-tpe", "nb201-table", **table)
         found["optuna-tpe-toy"] = _search("toy", "optuna-tpe", "toy", trials=20, seed=2)
+        found["optuna-tpe-mlp-res"] = _search(
+            "mlp-res", "optuna-tpe", "short-train", train_data="digits", trials=3, seed=5, device="cpu",
+            evaluator_options={"epochs": 1}, build_options={"width": 16},
+        )  # fmt: skip
         found["optuna-tpe-act-mlp"] = _search(
             "act-mlp", "optuna-tpe", "short-train", train_data="digits", trials=3, seed=5, device="cpu",
             evaluator_options={"epochs": 1}, build_options={"width": 16},

@@ -34,8 +34,8 @@ DEPTH = "depth"  # how many blocks of a repeat exist
 INPUTS = "inputs"  # which earlier outputs a node reads
 KINDS = (VALUE, WIDTH, LAYER, DEPTH, INPUTS)
 
-#: What a label may hold: a name, no dots (they separate scopes), no spaces or '='.
-LABEL = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*\Z")
+#: What a label may hold: names joined by dots (as scopes join them), no spaces or '='.
+LABEL = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*(\.[A-Za-z_][A-Za-z0-9_\-]*)*\Z")
 
 
 class DeclarationError(NasforgeError, ValueError):
@@ -48,7 +48,7 @@ def check_label(label: Any, *, where: str) -> str:
     if not isinstance(label, str) or not LABEL.match(label):
         raise DeclarationError(
             f"{where}: label {show(label)} must be a name of letters, digits, '_' or '-' "
-            "(no dots, spaces or '=')"
+            "(or names joined by dots; no spaces or '=')"
         )
     return label
 
