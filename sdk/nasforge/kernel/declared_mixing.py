@@ -13,7 +13,9 @@ before every forward):
   weightless template, and all variants share one set of weights: each tensor is stored
   once at its largest shape and every variant computes with its slice (leading entries,
   a convolution's kernel cropped about its centre), as NNI's mixed operations slice the
-  widest candidate. A variant's weight is the product of its values' weights.
+  widest candidate. A variant's weight is the product of its values' weights; variants that
+  differ only in sizes run as one forward of the largest with mixed weights
+  (:mod:`nasforge.kernel.declared_variants`).
 - :class:`MixedInputs`: an input choice; the weighted sum of what each selection reads.
 
 Outputs that differ in shape between alternatives (a width choice's channels) are padded
@@ -39,6 +41,7 @@ from torch.func import functional_call
 from torch.nn.modules.conv import _ConvNd
 
 from nasforge.kernel.declared_choices import DeclarationError, Token
+from nasforge.kernel.declared_variants import groups as variant_groups
 
 Shape = tuple[int, ...]
 
@@ -430,6 +433,60 @@ class MixedScope(_Mixed):
                     self.__dict__["maps"][m].append(
                         (name, key, slices(owner, leaf, shapes[name][m], tuple(tensor.shape)))
                     )
+        sizes = [{n: s[v] for n, s in shapes.items() if v in s} for v in range(len(templates))]
+        keys = [{name: key for name, key, _ in self.__dict__["maps"][v]} for v in range(len(templates))]
+        found: list[tuple[int, tuple[int, ...]]] = []
+        for leader, group in variant_groups(templates, sizes):
+            if any(keys[m] != keys[leader] for m in group):  # a tensor stored apart: run each alone
+                found.extend((m, (m,)) for m in group)
+            else:
+                found.append((leader, group))
+        #: (leader, members) of each group of variants that share a forward (declared_variants)
+        self.__dict__["groups"] = sorted(found)
+        self.__dict__["masks"] = {}
+
+    def _masks(
+        self, leader: int, members: Sequence[int], like: torch.Tensor
+    ) -> dict[tuple[int, str], torch.Tensor]:
+        """Where each member's tensor sits in the leader's (ones there), as ``like``'s dtype and device."""
+        cache: dict[Any, dict[tuple[int, str], torch.Tensor]] = self.__dict__["masks"]
+        key = (leader, like.device, like.dtype)
+        if key not in cache:
+            template = self.__dict__["templates"][leader]
+            shapes = {n: tuple(t.shape) for n, t in _tensors(template).items()}
+            found: dict[tuple[int, str], torch.Tensor] = {}
+            for m in members:
+                for name, t in _tensors(self.__dict__["templates"][m]).items():
+                    owner, leaf = owner_of(template, name)
+                    mask = torch.zeros(shapes[name], dtype=like.dtype, device=like.device)
+                    mask[slices(owner, leaf, tuple(t.shape), shapes[name])] = 1.0
+                    found[(m, name)] = mask
+            cache[key] = found
+        return cache[key]
+
+    def _mixed_call(
+        self, leader: int, weights: dict[int, torch.Tensor], args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """(the group's total weight, the leader run with weights mixed from the members')."""
+        template: nn.Module = self.__dict__["templates"][leader]
+        if template.training != self.training:
+            template.train(self.training)
+        total = sum(weights.values(), torch.zeros(()))
+        first = next(iter(weights.values()))
+        total = total.to(first.device, first.dtype) if total.device != first.device else total
+        safe = total + (total == 0).to(total.dtype)  # all weights zero: no division by zero
+        buffers = {n for n, _ in template.named_buffers()}
+        tensors = self.tensors_of(leader)
+        masks = self._masks(leader, list(weights), next(iter(tensors.values())))
+        for name in list(tensors):
+            if name in buffers:
+                continue  # running statistics are the leader's, updated in place
+            mix = sum(weights[m] * masks[(m, name)] for m in weights)
+            tensors[name] = tensors[name] * (mix / safe)
+        out = _tensor_out(
+            functional_call(template, tensors, args, kwargs), what=f"scope '{self.path or 'top level'}'"
+        )
+        return total, out
 
     def variant(self, tokens: Sequence[int]) -> int:
         return self.combos.index(tuple(tokens))
@@ -465,15 +522,27 @@ class MixedScope(_Mixed):
         skip = self.arch.skips_zeros(rows)
         on = [nonzero(r) for r in rows]
         out: torch.Tensor | None = None
-        for v, combo in enumerate(self.combos):
-            if skip and not all(on[j][k] for j, k in enumerate(combo)):
-                continue
-            w = rows[0][combo[0]]
-            for j in range(1, len(combo)):
-                w = w * rows[j][combo[j]]
-            term = w * pad_to(self._call(v, args, kwargs), target)
-            out = term if out is None else out + term
+        for leader, members in self.__dict__["groups"]:
+            active = [v for v in members if not skip or all(on[j][k] for j, k in enumerate(self.combos[v]))]
+            weights = {v: self._weight(rows, v) for v in active}
+            if len(active) == 1 or len(members) == 1:  # alone: exactly the variant's network
+                terms = [w * pad_to(self._call(v, args, kwargs), target) for v, w in weights.items()]
+            elif active:
+                total, mixed = self._mixed_call(leader, weights, args, kwargs)
+                terms = [total * pad_to(mixed, target)]
+            else:
+                terms = []
+            for term in terms:
+                out = term if out is None else out + term
         return self.zeros(args, kwargs) if out is None else out
+
+    def _weight(self, rows: Sequence[torch.Tensor], v: int) -> torch.Tensor:
+        """Variant ``v``'s weight: the product of its values' weights."""
+        combo = self.combos[v]
+        w = rows[0][combo[0]]
+        for j in range(1, len(combo)):
+            w = w * rows[j][combo[j]]
+        return w
 
 
 __all__ = [
