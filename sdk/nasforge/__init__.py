@@ -39,6 +39,22 @@ class _OldPaths(importlib.abc.MetaPathFinder):
 if not any(isinstance(f, _OldPaths) for f in sys.meta_path):
     sys.meta_path.insert(0, _OldPaths())  # before the path finder: a package alias must not load twice
 
+
+class _SpaceSources(importlib.abc.MetaPathFinder):
+    """Finds the module of a space loaded from its file (``--space PATH.py:NAME``) by the
+    name it was loaded under, in any process: a worker unpickling such a space loads it."""
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> Any:
+        if name.startswith("nasforge_space_source_"):
+            from nasforge.kernel.space_source import spec_of
+
+            return spec_of(name)
+        return None
+
+
+if not any(isinstance(f, _SpaceSources) for f in sys.meta_path):
+    sys.meta_path.append(_SpaceSources())
+
 if TYPE_CHECKING:  # every public name with its type; at run time each loads on first use
     from nasforge._public_names import *  # noqa: F403
 else:

@@ -212,3 +212,11 @@ def test_bad_paths_and_declarations_are_one_line_and_write_nothing(
     run = cli("search", "--space", space, "--strategy", strategy, "--run-dir", tmp_path / "run", *extra)
     run.assert_one_line_error(*needles)
     assert not (tmp_path / "run").exists()
+
+
+def test_a_file_space_runs_on_a_process_pool(cli: Any, tmp_path: Path) -> None:
+    """Workers unpickle the space's class from its file, found by the name it was loaded under."""
+    args = ["--strategy", "random", *TRAIN, "--budget-trials", "2", "--executor", "process", "--workers", "2"]
+    run = search(cli, tmp_path / "run", *args)
+    assert run.code == 0, run.err
+    assert "stage1.depth=" in str(run.json())

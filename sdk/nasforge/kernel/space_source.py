@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.machinery
 import importlib.util
 import re
 import sys
@@ -90,13 +91,30 @@ def load_space_class(ref: str) -> type:
     return obj
 
 
+def module_name(path: Path) -> str:
+    """The module name a source file is loaded under: its absolute path, spelt in hex, so
+    that another process (a worker a space is pickled to) finds the file from the name alone
+    (:func:`spec_of`, which ``import nasforge`` puts on the import path)."""
+    return LOADED_PREFIX + str(path.resolve()).encode("utf-8").hex()
+
+
+def spec_of(name: str) -> importlib.machinery.ModuleSpec | None:
+    """The spec of a source file's module by its name (:func:`module_name`), or None."""
+    try:
+        path = bytes.fromhex(name.removeprefix(LOADED_PREFIX)).decode("utf-8")
+    except ValueError:
+        return None
+    return importlib.util.spec_from_file_location(name, path) if Path(path).is_file() else None
+
+
 def _load_file(path: str) -> Any:
     file = Path(path).expanduser()
     if not file.is_file():
         raise DeclarationError(f"no such file: {path}")
-    resolved = file.resolve()
-    name = LOADED_PREFIX + hashlib.sha256(str(resolved).encode()).hexdigest()[:16]
-    spec = importlib.util.spec_from_file_location(name, resolved)
+    name = module_name(file)
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = spec_of(name)
     if spec is None or spec.loader is None:
         raise DeclarationError(f"{path} cannot be loaded as Python")
     module = importlib.util.module_from_spec(spec)
@@ -186,6 +204,8 @@ __all__ = [
     "is_source",
     "load",
     "load_space_class",
+    "module_name",
+    "spec_of",
     "reference_of",
     "source_record",
     "space_header",
