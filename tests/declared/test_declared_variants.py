@@ -86,3 +86,18 @@ def test_soft_weights_mix_the_sizes_weights_in_one_forward() -> None:
     supernet(torch.randn(2, 1, 8, 8)).sum().backward()
     assert len(calls) == 2, "one forward per group (relu, tanh), not one per variant (eight)"
     assert all(a.grad is not None and bool(a.grad.abs().sum() > 0) for a in supernet.arch_parameters())
+
+
+def test_any_subset_of_a_group_may_carry_weight() -> None:
+    """Two kernels of one width, then two widths of one kernel: each pair shares a forward."""
+    supernet = Blocks().supernet().eval()
+    names = [cell.name for cell in supernet.topology]
+    x = torch.randn(2, 1, 8, 8)
+    for mixed in ("kernel", "width"):
+        weights = [torch.zeros(cell.shape) for cell in supernet.topology]
+        for w in weights:
+            w[:, 0] = 1.0
+        weights[names.index(mixed)][0] = torch.tensor([0.5, 0.5])
+        with torch.no_grad():
+            out = supernet(x, weights, sparse=True)
+        assert out.shape == (2, 3) and torch.isfinite(out).all()

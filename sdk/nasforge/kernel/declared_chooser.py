@@ -176,7 +176,7 @@ class Chooser:
         0, 1, ...); a factory (a class, a function) is called when its candidate is built."""
         full = self.full(label, what="a layer choice")
         if isinstance(candidates, Mapping):
-            tokens = tuple(check_token(k, label=full) for k in candidates)
+            tokens: tuple[Token, ...] = tuple(candidates)
             items = tuple(candidates.values())
         elif isinstance(candidates, Sequence) and not isinstance(candidates, str | bytes):
             tokens, items = tuple(range(len(candidates))), tuple(candidates)
@@ -184,13 +184,6 @@ class Chooser:
             raise DeclarationError(
                 f"layer choice '{full}': candidates must be a dict or a list, got {show(candidates)}"
             )
-        check_tokens(tokens, label=full)
-        for token, item in zip(tokens, items, strict=True):
-            if not _is_module(item) and not callable(item):
-                raise DeclarationError(
-                    f"layer choice '{full}': candidate '{token}' is {show(item)}, not a module or a "
-                    "function that makes one"
-                )
         return self._reading.layer(self, full, tokens, items, _cell(cell, label, full))
 
     def repeat(
@@ -256,6 +249,21 @@ class Chooser:
         return self._reading.inputs(self, full, tokens, picks, reduce, _cell(cell, label, full))
 
 
+def check_layer(label: str, tokens: tuple[Any, ...], items: tuple[Any, ...]) -> None:
+    """A layer choice's candidates: named by distinct tokens, each a module or a function
+    that makes one (checked when the declaration is recorded; a later reading compares
+    its tokens with the recorded ones)."""
+    for token in tokens:
+        check_token(token, label=label)
+    check_tokens(tokens, label=label)
+    for token, item in zip(tokens, items, strict=True):
+        if not _is_module(item) and not callable(item):
+            raise DeclarationError(
+                f"layer choice '{label}': candidate '{token}' is {show(item)}, not a module or a "
+                "function that makes one"
+            )
+
+
 def _cell(cell: str | None, local: str, full: str) -> str:
     if cell is None:
         return local
@@ -269,4 +277,4 @@ def _is_module(item: Any) -> bool:
     return module is not None and isinstance(item, module.Module)
 
 
-__all__ = ["NO_CARRY", "REDUCTIONS", "Chooser", "Reading"]
+__all__ = ["NO_CARRY", "REDUCTIONS", "Chooser", "Reading", "check_layer"]

@@ -477,7 +477,8 @@ class MixedScope(_Mixed):
         safe = total + (total == 0).to(total.dtype)  # all weights zero: no division by zero
         buffers = {n for n, _ in template.named_buffers()}
         tensors = self.tensors_of(leader)
-        masks = self._masks(leader, list(weights), next(iter(tensors.values())))
+        members = dict(self.__dict__["groups"])[leader]
+        masks = self._masks(leader, members, next(iter(tensors.values())))
         for name in list(tensors):
             if name in buffers:
                 continue  # running statistics are the leader's, updated in place

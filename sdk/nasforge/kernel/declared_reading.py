@@ -35,7 +35,7 @@ from nasforge.kernel.declared_choices import (
     DeclaredChoice,
     Token,
 )
-from nasforge.kernel.declared_chooser import NO_CARRY, Chooser
+from nasforge.kernel.declared_chooser import NO_CARRY, Chooser, check_layer
 from nasforge.kernel.declared_mixing import SelectInputs
 from nasforge.kernel.errors import NasforgeError, first_line, show
 
@@ -149,6 +149,7 @@ class Recorder:
     def layer(
         self, c: Chooser, label: str, tokens: tuple[Token, ...], candidates: tuple[Any, ...], cell: str
     ) -> nn.Module:
+        check_layer(label, tokens, candidates)
         self.record(c, label, LAYER, tokens, cell)
         made = [
             make_candidate(c, label, t, item, condition=Condition(label, {t}))
@@ -263,9 +264,7 @@ class Builder:
         self, c: Chooser, label: str, tokens: tuple[Token, ...], candidates: tuple[Any, ...], cell: str
     ) -> nn.Module:
         token = self.take(label, LAYER, tokens)
-        return make_candidate(
-            c, label, token, candidates[tokens.index(token)], condition=Condition(label, {token})
-        )
+        return make_candidate(c, label, token, candidates[tokens.index(token)], condition=None)
 
     def repeat(
         self,
@@ -308,6 +307,8 @@ class Builder:
 
     def finish(self) -> None:
         """Every choice present in the genotype's network was asked for."""
+        if len(self.visited) == len(self.declaration.choices):
+            return  # every choice, present or not: nothing can be missing
         values = self.declaration.values_of(self.values)
         for c, on in zip(self.declaration.choices, self.declaration.present(values), strict=True):
             if on and c.label not in self.visited:
