@@ -11,8 +11,12 @@ Optuna is installed), multi-fidelity ones on the toy evaluator (sh, hyperband, m
 pool-scoring ones (prerank, eigennas, hnas on small pools, in-process and on a 2-worker
 process pool), an evaluator that trains (short-train on digits, with ``device="cpu"``),
 one-shot strategies on digits for a few steps (darts, nasi), and ``score`` of a few cells
-under a few metrics. Each run's trials (genotype, fidelity, objectives) and best are
-recorded; ``--compare`` prints the runs that differ (exit 1) or "N/N runs identical".
+under a few metrics; and on the declared spaces (toy, act-mlp, mlp-res), black-box
+strategies on the toy evaluator, one-shot ones (simplex, darts, nasi) and short training on
+act-mlp and mlp-res.
+``--only NAME ...`` runs (and compares) only those runs. Each run's trials (genotype,
+fidelity, objectives) and best are recorded; ``--compare`` prints the runs that differ
+(exit 1) or "N/N runs identical".
 """
 
 from __future__ import annotations
@@ -48,6 +52,8 @@ HNAS_TINY = {
     "input_shape": [3, 8, 8],
     "build": {"C": 4, "N": 1},
 }
+ACT_MLP_TINY = {"epochs": 2, "max_batches": 3, "batch_size": 16, "supernet": {"width": 8}}
+SIMPLEX_TINY = {**ACT_MLP_TINY, "rank_candidates": 3, "diagnostic_samples": 16}
 EIGEN_TINY = {
     "sample_size": 12, "top_k": 3, "cache": False, "build": {"C": 4, "N": 1}, "input_shape": [3, 8, 8],
     "score_data": "gaussian",
@@ -167,19 +173,96 @@ def runs() -> dict[str, Callable[[], dict[str, Any]]]:
             build_options={"C": 4, "N": 1},
         ),  # fmt: skip
         "darts": _search("nb201", "darts", train_data="digits", seed=1, strategy_options=DARTS_TINY),
+        "rea-toy": _search("toy", "rea", "toy", trials=30, seed=2, strategy_options={"population_size": 6}),
+        "local-toy": _search("toy", "local", "toy", trials=20, seed=2),
+        "nsga2-toy": _search(
+            "toy",
+            "nsga2",
+            "toy",
+            trials=24,
+            seed=2,
+            objectives=["score:max", "size:min"],
+            strategy_options={"population_size": 6},
+        ),  # fmt: skip
+        "simplex-act-mlp": _search(
+            "act-mlp", "simplex", train_data="digits", seed=1, strategy_options=SIMPLEX_TINY
+        ),
+        "darts-act-mlp": _search(
+            "act-mlp", "darts", train_data="digits", seed=1, strategy_options=ACT_MLP_TINY
+        ),
+        "nasi-act-mlp": _search(
+            "act-mlp",
+            "nasi",
+            train_data="digits",
+            seed=1,
+            strategy_options={"steps": 4, "batch_size": 16, "supernet": {"width": 8}},
+        ),  # fmt: skip
+        "eigennas-mlp-res": _search(
+            "mlp-res",
+            "eigennas",
+            "short-train",
+            train_data="digits",
+            trials=3,
+            seed=0,
+            device="cpu",
+            evaluator_options={"epochs": 1},
+            build_options={"width": 16},
+            strategy_options={"sample_size": 12, "top_k": 3, "cache": False},
+        ),  # fmt: skip
+        "rea-mlp-res": _search(
+            "mlp-res",
+            "rea",
+            "short-train",
+            train_data="digits",
+            trials=4,
+            seed=2,
+            device="cpu",
+            evaluator_options={"epochs": 1},
+            build_options={"width": 16},
+            strategy_options={"population_size": 2, "sample_size": 2},
+        ),  # fmt: skip
+        "darts-mlp-res": _search(
+            "mlp-res",
+            "darts",
+            train_data="digits",
+            seed=1,
+            strategy_options={**ACT_MLP_TINY, "supernet": {"width": 8}},
+        ),  # fmt: skip
+        "short-train-act-mlp": _search(
+            "act-mlp",
+            "random",
+            "short-train",
+            train_data="digits",
+            trials=3,
+            seed=5,
+            device="cpu",
+            evaluator_options={"epochs": 1},
+            build_options={"width": 16},
+        ),  # fmt: skip
         "nasi": _search("nb201", "nasi", train_data="digits", seed=1, strategy_options=NASI_TINY),
         "score": _score,
     }
     if importlib.util.find_spec("optuna") is not None:
         found["optuna-tpe"] = _search("nb201", "optuna-tpe", "nb201-table", **table)
+        found["optuna-tpe-toy"] = _search("toy", "optuna-tpe", "toy", trials=20, seed=2)
+        found["optuna-tpe-mlp-res"] = _search(
+            "mlp-res", "optuna-tpe", "short-train", train_data="digits", trials=3, seed=5, device="cpu",
+            evaluator_options={"epochs": 1}, build_options={"width": 16},
+        )  # fmt: skip
+        found["optuna-tpe-act-mlp"] = _search(
+            "act-mlp", "optuna-tpe", "short-train", train_data="digits", trials=3, seed=5, device="cpu",
+            evaluator_options={"epochs": 1}, build_options={"width": 16},
+        )  # fmt: skip
     return found
 
 
-def record() -> dict[str, Any]:
+def record(only: list[str] | None = None) -> dict[str, Any]:
     torch.set_num_threads(1)
     get_registry()
     out: dict[str, Any] = {}
     for name, run in runs().items():
+        if only and name not in only:
+            continue
         t0 = time.perf_counter()
         out[name] = run()
         print(f"{name}: {time.perf_counter() - t0:.1f} s", file=sys.stderr)
@@ -188,6 +271,7 @@ def record() -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", nargs="*", help="run only these runs (names as recorded)")
     group = parser.add_mutually_exclusive_group(required=True)
     group.add_argument("--record", type=Path, help="write the runs' results to this JSON file")
     group.add_argument("--compare", type=Path, help="compare the runs' results with this JSON file")
@@ -195,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.compare is not None and not args.compare.is_file():
         print(f"error: no such file: {args.compare}", file=sys.stderr)
         return 2
-    results = record()
+    results = record(args.only)
     if args.record is not None:
         tmp = args.record.with_suffix(args.record.suffix + ".tmp")
         tmp.write_text(json.dumps(results, indent=1, sort_keys=True))
@@ -203,6 +287,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{len(results)} runs recorded in {args.record}")
         return 0
     before = json.loads(args.compare.read_text())
+    if args.only:
+        before = {k: v for k, v in before.items() if k in args.only}
     differ = sorted(k for k in before.keys() | results.keys() if before.get(k) != results.get(k))
     for name in differ:
         print(f"differs: {name}")

@@ -15,25 +15,12 @@ and its infinite-width kernel always agree on them.
 
 from __future__ import annotations
 
-import itertools
-import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import ClassVar
 
 import torch
 
-from nasforge import Genotype, InvalidGenotypeError, SearchSpace
-from nasforge.kernel.decisions import Decision
-from nasforge.kernel.search_space import (
-    BUILD,
-    DECISIONS,
-    ENCODE,
-    ENUMERATE,
-    MUTATE,
-    NEIGHBOURS,
-    SAMPLE,
-    SUPERNET,
-)
+from nasforge import Chooser, DeclaredSpace, Genotype, InvalidGenotypeError
 from nasforge_eigennas.activations import ACTIVATIONS, ActivationSet
 from nasforge_eigennas.bounds import Bounds, theorem1, theorem2
 from nasforge_eigennas.kernel_recursion import Variant, ntk_diagonal
@@ -45,14 +32,19 @@ SKIP_MARK = "+skip"
 MAX_DEPTH = 64
 
 
-class MLPResSpace(SearchSpace):
-    """Activation and skip-connection search over a depth-``depth`` MLP (Eigen-NAS, Eq. 1)."""
+class MLPResSpace(DeclaredSpace):
+    """Activation and skip-connection search over a depth-``depth`` MLP (Eigen-NAS, Eq. 1).
+
+    A declaration (:mod:`nasforge.kernel.declared_space`): each hidden layer's activation
+    and each skip bit is a value choice, in that order, and the network is
+    :class:`~nasforge_eigennas.network.MLPNetwork` of the chosen values, so sampling, moves,
+    decisions, size, enumeration and ``build`` are derived. The space keeps its own text
+    form, its encoding (skip bits as they are) and its supernet: the derived one would mix
+    whole networks, where the paper's mixes each layer (:mod:`nasforge_eigennas.supernet`).
+    """
 
     name: ClassVar[str] = SPACE_NAME
     version: ClassVar[str] = "1"
-    capabilities: ClassVar[frozenset[str]] = frozenset(
-        {SAMPLE, MUTATE, NEIGHBOURS, ENCODE, ENUMERATE, BUILD, SUPERNET, DECISIONS}
-    )
     op_names: ClassVar[tuple[str, ...]] = ACTIVATIONS
 
     def __init__(self, *, depth: int = 4, leaky_slope: float = 0.01, shifted_sigmoid: bool = True) -> None:
@@ -66,22 +58,38 @@ class MLPResSpace(SearchSpace):
     def hidden(self) -> int:
         return self.depth - 1
 
-    # --- identity -------------------------------------------------------------------
-    def _validate_choices(self, choices: tuple[str | int, ...]) -> None:
-        want = 2 * self.depth - 3
-        if len(choices) != want:
-            raise InvalidGenotypeError(
-                f"a depth-{self.depth} {self.name} genotype has {want} choices "
-                f"({self.hidden} activations, {self.hidden - 1} skip bits), got {len(choices)}"
-            )
-        for layer, a in enumerate(choices[: self.hidden], start=1):
-            if a not in ACTIVATIONS:
-                raise InvalidGenotypeError(
-                    f"layer {layer}: unknown activation {a!r}; expected one of {', '.join(ACTIVATIONS)}"
-                )
-        for layer, bit in enumerate(choices[self.hidden :], start=2):
-            if isinstance(bit, bool) or bit not in (0, 1):
-                raise InvalidGenotypeError(f"layer {layer}: the skip bit must be 0 or 1, got {bit!r}")
+    def declare(
+        self,
+        c: Chooser,
+        *,
+        width: int = 128,
+        num_classes: int = 10,
+        in_channels: int = 1,
+        input_size: int = 8,
+        in_features: int | None = None,
+        parameterisation: str = "ntk",
+        normalize_input: bool = True,
+    ) -> MLPNetwork:
+        """The network of the chosen activations and skips; the defaults fit sklearn digits
+        (1x8x8, 10 classes). ``parameterisation``: "ntk" (P*, whose infinite-width NTK is the
+        kernel recursion), "standard" (the paper's N(0, 1/m)) or "torch" (PyTorch's Linear
+        initialisation)."""
+        acts = [
+            c.choice(f"layer{k}.activation", ACTIVATIONS, cell="activation") for k in range(1, self.depth)
+        ]
+        skips = [c.choice(f"layer{k}.skip", (0, 1), cell="skip") for k in range(2, self.depth)]
+        return MLPNetwork(
+            acts,
+            skips,
+            width=width,
+            num_classes=num_classes,
+            in_channels=in_channels,
+            input_size=input_size,
+            in_features=in_features,
+            parameterisation=parameterisation,
+            normalize_input=normalize_input,
+            acts=self.acts,
+        )
 
     def split(self, g: Genotype) -> tuple[tuple[str, ...], tuple[int, ...]]:
         """(σ_1..σ_{L-1}, α_1..α_{L-2}) of a genotype of this space."""
@@ -91,6 +99,7 @@ class MLPResSpace(SearchSpace):
     def from_parts(self, activations: Sequence[str], skips: Sequence[int]) -> Genotype:
         return self.genotype([*activations, *(int(b) for b in skips)])
 
+    # --- its own text form and encoding ---------------------------------------------
     def format(self, g: Genotype) -> str:
         acts, skips = self.split(g)
         marks = ("", *(SKIP_MARK if b else "" for b in skips))
@@ -113,29 +122,15 @@ class MLPResSpace(SearchSpace):
                 raise InvalidGenotypeError(
                     f"layer 1 has no skip (its input is not {self.name}-wide): {text!r}"
                 )
+            if name not in ACTIVATIONS:
+                raise InvalidGenotypeError(
+                    f"layer {layer}: unknown activation {name!r}; expected one of {', '.join(ACTIVATIONS)}"
+                )
             acts.append(name)
             if layer >= 2:
                 skips.append(int(skipped))
         return self.from_parts(acts, skips)
 
-    # --- sampling and moves ---------------------------------------------------------
-    def sample(self, rng: random.Random) -> Genotype:
-        acts = [rng.choice(ACTIVATIONS) for _ in range(self.hidden)]
-        return self.from_parts(acts, [rng.randrange(2) for _ in range(self.hidden - 1)])
-
-    def neighbours(self, g: Genotype) -> list[Genotype]:
-        """Another activation on one layer, or one skip switched (layer order)."""
-        acts, skips = self.split(g)
-        out = []
-        for layer in range(self.hidden):
-            for a in ACTIVATIONS:
-                if a != acts[layer]:
-                    out.append(self.from_parts((*acts[:layer], a, *acts[layer + 1 :]), skips))
-        for k in range(len(skips)):
-            out.append(self.from_parts(acts, (*skips[:k], 1 - skips[k], *skips[k + 1 :])))
-        return out
-
-    # --- numeric views --------------------------------------------------------------
     def encode(self, g: Genotype) -> torch.Tensor:
         """One-hot activations ((L-1) x 5, layer-major) followed by the L-2 skip bits."""
         acts, skips = self.split(g)
@@ -159,54 +154,8 @@ class MLPResSpace(SearchSpace):
         bits = (flat[n_act:] > 0.5).long().tolist()
         return self.from_parts([ACTIVATIONS[i] for i in idx], bits)
 
-    def decisions(self) -> tuple[Decision, ...]:
-        """Each hidden layer's activation, then each skip bit (``layer2.skip``: 0 or 1)."""
-        acts = [Decision(f"layer{k}.activation", ACTIVATIONS) for k in range(1, self.depth)]
-        return (*acts, *(Decision(f"layer{k}.skip", (0, 1)) for k in range(2, self.depth)))
-
-    @property
-    def size(self) -> int:
-        return len(ACTIVATIONS) ** self.hidden * 2 ** (self.hidden - 1)
-
-    def enumerate(self) -> Iterator[Genotype]:
-        """Activations major (Table 1 order), then the skip bits as a binary count."""
-        for acts in itertools.product(ACTIVATIONS, repeat=self.hidden):
-            for skips in itertools.product((0, 1), repeat=self.hidden - 1):
-                yield self.from_parts(acts, skips)
-
-    # --- networks -------------------------------------------------------------------
-    def build(
-        self,
-        g: Genotype,
-        *,
-        width: int = 128,
-        num_classes: int = 10,
-        in_channels: int = 1,
-        input_size: int = 8,
-        in_features: int | None = None,
-        parameterisation: str = "ntk",
-        normalize_input: bool = True,
-    ) -> MLPNetwork:
-        """The network of ``g``; the defaults fit sklearn digits (1x8x8, 10 classes).
-
-        ``parameterisation``: "ntk" (P*, whose infinite-width NTK is the kernel recursion),
-        "standard" (the paper's N(0, 1/m)) or "torch" (PyTorch's Linear initialisation).
-        """
-        acts, skips = self.split(g)
-        return MLPNetwork(
-            acts,
-            skips,
-            width=width,
-            num_classes=num_classes,
-            in_channels=in_channels,
-            input_size=input_size,
-            in_features=in_features,
-            parameterisation=parameterisation,
-            normalize_input=normalize_input,
-            acts=self.acts,
-        )
-
-    def supernet(
+    # --- its supernet ---------------------------------------------------------------
+    def supernet(  # type: ignore[override]  # its own, with the declaration's options
         self,
         *,
         width: int = 128,

@@ -1,9 +1,7 @@
 """The ``act-mlp`` networks: input adapter, hidden layers, linear head.
 
-The stand-alone network and the supernet share this skeleton and its parameter names
-(``adapter``, ``linears.<l>``, ``head``), so a derived architecture inherits the
-supernet's weights with a plain ``load_state_dict`` and trains in the network it was
-searched in.
+The stand-alone network and the supernet are this one module, the supernet's with mixed
+activations, so both name their parameters alike (``adapter``, ``linears.<l>``, ``head``).
 
 The adapter is why one space serves images and vectors without a per-dataset option:
 image batches ``(N, C, H, W)`` are average-pooled to ``pool x pool`` (an identity for
@@ -22,7 +20,6 @@ import torch.nn.functional as F
 from torch import nn
 
 from nasforge.kernel.errors import OptionError
-from nasforge_simplex.activations import DEFAULT_NEGATIVE_SLOPE, make_activation
 
 #: Largest width or pooled size accepted: beyond it a typo, not a network.
 MAX_SIZE = 1 << 16
@@ -65,54 +62,18 @@ def check_sizes(*, width: int, num_classes: int, in_channels: int, in_features: 
     return in_features
 
 
-class Skeleton(nn.Module):
-    """Adapter, ``layers`` shared linear maps of width ``width``, linear head."""
+class ActMlp(nn.Module):
+    """Adapter, linear maps each followed by its activation, linear head: the network of a
+    genotype (``acts`` its chosen activations) or, with mixed activations, the supernet's."""
 
     def __init__(
-        self,
-        layers: int,
-        *,
-        width: int,
-        num_classes: int,
-        in_channels: int,
-        in_features: int | None,
-        pool: int,
+        self, adapter: nn.Module, linears: Sequence[nn.Module], acts: Sequence[nn.Module], head: nn.Module
     ) -> None:
         super().__init__()
-        features = check_sizes(
-            width=width, num_classes=num_classes, in_channels=in_channels, in_features=in_features, pool=pool
-        )
-        self.adapter = InputAdapter(pool if in_features is None else None)
-        self.linears = nn.ModuleList(
-            nn.Linear(features if layer == 0 else width, width) for layer in range(layers)
-        )
-        self.head = nn.Linear(width, num_classes)
-
-
-class ActMlpNetwork(Skeleton):
-    """The stand-alone network of one genotype: layer ``l`` applies activation ``ops[l]``."""
-
-    def __init__(
-        self,
-        ops: Sequence[str],
-        *,
-        width: int = 64,
-        num_classes: int = 10,
-        in_channels: int = 3,
-        in_features: int | None = None,
-        pool: int = 8,
-        negative_slope: float = DEFAULT_NEGATIVE_SLOPE,
-    ) -> None:
-        super().__init__(
-            len(ops),
-            width=width,
-            num_classes=num_classes,
-            in_channels=in_channels,
-            in_features=in_features,
-            pool=pool,
-        )
-        self.ops = tuple(ops)
-        self.acts = nn.ModuleList(make_activation(op, negative_slope=negative_slope) for op in self.ops)
+        self.adapter = adapter
+        self.linears = nn.ModuleList(linears)
+        self.acts = nn.ModuleList(acts)
+        self.head = head
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         h = self.adapter(x)

@@ -10,12 +10,29 @@ but a :class:`logging.NullHandler`.
 """
 
 import importlib
+import importlib.abc
 import logging
+import sys
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
 logging.getLogger("nasforge").addHandler(logging.NullHandler())
+
+class _SpaceSources(importlib.abc.MetaPathFinder):
+    """Finds the module of a space loaded from its file (``--space PATH.py:NAME``) by the
+    name it was loaded under, in any process: a worker unpickling such a space loads it."""
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> Any:
+        if name.startswith("nasforge_space_source_"):
+            from nasforge.kernel.space_source import spec_of
+
+            return spec_of(name)
+        return None
+
+
+if not any(isinstance(f, _SpaceSources) for f in sys.meta_path):
+    sys.meta_path.append(_SpaceSources())
 
 if TYPE_CHECKING:  # every public name with its type; at run time each loads on first use
     from nasforge._public_names import *  # noqa: F403

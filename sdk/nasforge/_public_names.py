@@ -15,6 +15,9 @@ _EXPORTS = {
     for module, names in {
         "run.budget": "Budget",
         "kernel.datasets": "DatasetSource TensorData",
+        "kernel.declared_chooser": "Chooser",
+        "kernel.declared_choices": "DeclarationError",
+        "kernel.declared_space": "DeclaredSpace declared_space",
         "kernel.ensemble": "Ensemble",
         "kernel.errors": "BudgetError CapabilityError ExportError InfeasibleSearchError JournalError "
         "InvalidGenotypeError MissingDependencyError NasforgeError RunInUseError RunLockError "
@@ -44,6 +47,10 @@ _EXPORTS = {
 if _typing.TYPE_CHECKING:
     from nasforge.kernel.datasets import DatasetSource as DatasetSource
     from nasforge.kernel.datasets import TensorData as TensorData
+    from nasforge.kernel.declared_choices import DeclarationError as DeclarationError
+    from nasforge.kernel.declared_chooser import Chooser as Chooser
+    from nasforge.kernel.declared_space import DeclaredSpace as DeclaredSpace
+    from nasforge.kernel.declared_space import declared_space as declared_space
     from nasforge.kernel.ensemble import Ensemble as Ensemble
     from nasforge.kernel.errors import BudgetError as BudgetError
     from nasforge.kernel.errors import CapabilityError as CapabilityError

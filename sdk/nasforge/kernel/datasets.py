@@ -162,8 +162,12 @@ def network_options(
 
 
 def build_option_names(space: Any) -> frozenset[str] | None:
-    """Keyword options ``space.build`` takes; None when it takes any (``**cfg``). What the
-    data decides (:func:`network_options`) is filled in only where the space takes it."""
+    """Keyword options ``space.build`` takes: the space's ``build_options`` where it
+    declares them, else the names in its signature; None when it takes any (``**cfg``).
+    What the data decides (:func:`network_options`) is filled in only where the space takes it."""
+    declared = getattr(space, "build_options", None)
+    if declared is not None:
+        return frozenset(declared)
     params = inspect.signature(space.build).parameters
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
         return None

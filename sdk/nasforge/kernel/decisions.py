@@ -11,7 +11,10 @@ conformance kit checks all of it). NAS-Bench-201 is six decisions of five ops; a
 genotype 32 (each edge's op and its input node).
 
 A space whose choices depend on each other (a value allowed only given another) does not
-declare the capability: a sampler would propose invalid genotypes.
+declare the capability: a sampler would propose invalid genotypes. A declared space whose
+choices exist only given others (a block beyond the chosen depth) does declare it: a value
+for a choice the network lacks is ignored, its genotype canonical, so several combinations
+make one genotype and the size counts the genotypes (:mod:`nasforge.kernel.declaration`).
 """
 
 from __future__ import annotations

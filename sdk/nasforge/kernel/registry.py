@@ -31,8 +31,10 @@ import pluggy
 
 from nasforge.kernel import hookspecs
 from nasforge.kernel.context_fields import construction_mistake
+from nasforge.kernel.declared_choices import DeclarationError
 from nasforge.kernel.errors import NasforgeError, UnknownNameError, first_line
 from nasforge.kernel.name_clashes import AmbiguousNameError, NameClash, qualified_name
+from nasforge.kernel.space_source import is_source, load_space_class
 
 if TYPE_CHECKING:
     from nasforge.kernel.evaluator import Evaluator
@@ -97,6 +99,8 @@ class Registry:
         #: Components of plugins that failed: (kind, name) -> (plugin, its error).
         self._unavailable: dict[tuple[str, str], tuple[str, str]] = {}
         self.conflicts: list[str] = []
+        #: Spaces named by their code, loaded on first use (never listed among the registered).
+        self._sources: dict[str, Any] = {}
         plugins = list(plugins)
         errors: dict[str, list[str]] = {}
         offered: list[tuple[str, str, str, Any]] = []  # (kind, plugin, name, component), in order
@@ -164,7 +168,9 @@ class Registry:
         """The component registered as ``name`` or ``plugin:name``; unknown names raise with
         a suggestion, a name of a plugin that failed to load says so
         (:class:`UnavailableError`), and a bare name two plugins register, none of them
-        first-party, lists the qualified names (:class:`AmbiguousNameError`)."""
+        first-party, lists the qualified names (:class:`AmbiguousNameError`). A space named
+        by its code (``PATH.py:NAME``, ``package.module:NAME``) is loaded from there on first
+        use (:mod:`nasforge.kernel.space_source`)."""
         table = self._components[kind]
         if name in table:
             clash = self._clash.get((kind, name))
@@ -173,7 +179,20 @@ class Registry:
             return table[name]
         if name in self._qualified[kind]:
             return self._qualified[kind][name]
+        if kind == "space" and is_source(name):
+            return self._source(name)
         raise self._missing(kind, name)
+
+    def _source(self, ref: str) -> Any:
+        """The space class ``ref`` names, loaded once per registry (a mistake a run would
+        meet later is refused now, in one line naming it)."""
+        if ref not in self._sources:
+            cls = load_space_class(ref)
+            mistake = component_mistake("space", ref, cls)
+            if mistake is not None:
+                raise DeclarationError(f"{ref}: {mistake}")
+            self._sources[ref] = cls
+        return self._sources[ref]
 
     def _missing(self, kind: str, name: str) -> UnknownNameError:
         word = _KIND_WORDS.get(kind, kind)
@@ -200,8 +219,11 @@ class Registry:
         return True
 
     def origin(self, kind: str, name: str) -> str:
-        """The plugin that supplied component ``name`` (raises like :meth:`get`)."""
+        """The plugin that supplied component ``name`` (raises like :meth:`get`); a space
+        named by its code comes from that code."""
         self.get(kind, name)
+        if kind == "space" and name in self._sources:
+            return name
         return self._origin[(kind, name)]
 
     def items(self, kind: str) -> list[tuple[str, Any]]:

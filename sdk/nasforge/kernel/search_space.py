@@ -55,6 +55,9 @@ class SearchSpace(abc.ABC):
     #: Keyword options :meth:`supernet` takes, declared by spaces whose ``supernet`` takes
     #: ``**cfg``; None reads them from its signature (see ``nasforge.supernet_option_names``).
     supernet_options: ClassVar[frozenset[str] | None] = None
+    #: Keyword options :meth:`build` takes, declared by spaces whose ``build`` takes
+    #: ``**cfg``; None reads them from its signature (see ``build_option_names``).
+    build_options: ClassVar[frozenset[str] | None] = None
 
     # --- identity -------------------------------------------------------------------
     def genotype(self, choices: Sequence[str | int]) -> Genotype:

@@ -20,12 +20,13 @@ from rich.console import Console
 
 from nasforge.kernel.datasets import TensorData
 from nasforge.kernel.device import resolve_device
-from nasforge.kernel.errors import NasforgeError, OptionError
+from nasforge.kernel.errors import NasforgeError, OptionError, show
 from nasforge.kernel.objectives import Constraint
 from nasforge.kernel.outcome import SearchOutcome
 from nasforge.kernel.registry import Registry, get_registry
 from nasforge.kernel.result import Objective
 from nasforge.kernel.search_space import SearchSpace
+from nasforge.kernel.space_source import canonical, check_source, is_source, reference_of
 from nasforge.run import defaults
 from nasforge.run.budget import Budget
 from nasforge.run.construction import context_fields_of
@@ -45,12 +46,46 @@ DEFAULT_TRIALS = 100
 
 
 def load_space(name: str, *, registry: Registry | None = None, **options: Any) -> SearchSpace:
-    """The registered search space ``name``, constructed with ``options``."""
+    """The registered search space ``name`` (or one named by its code, ``PATH.py:NAME`` or
+    ``package.module:NAME``), constructed with ``options``."""
     return (registry if registry is not None else get_registry()).space(name, **options)
 
 
+def space_name(
+    space: Any, registry: Registry, options: dict[str, Any] | None
+) -> tuple[str | None, dict[str, Any]]:
+    """How a run names ``space`` (and its options): a registered name as it is, a space's
+    code with a file's path made absolute, and a space class or object handed over from
+    Python as its code (:func:`~nasforge.kernel.space_source.reference_of`), or its
+    registered name where the registry holds that very class. An object made with options
+    cannot say which, so it must equal its class made with ``options``."""
+    options = dict(options or {})
+    if space is None or isinstance(space, str):
+        return (canonical(space) if space is not None and is_source(space) else space), options
+    cls = space if isinstance(space, type) else type(space)
+    if not (isinstance(cls, type) and issubclass(cls, SearchSpace)):
+        raise NasforgeError(f"space must be a name, a search space class or object, got {show(space)}")
+    if not isinstance(space, type) and not _same_object(space, cls, options):
+        raise NasforgeError(
+            f"space object {space!r} differs from {cls.__name__}(**space_options); a run rebuilds its "
+            "space, so pass the class and its options as space_options"
+        )
+    named = getattr(cls, "name", None)
+    if isinstance(named, str) and registry.has("space", named) and registry.get("space", named) is cls:
+        return named, options
+    return reference_of(cls), options
+
+
+def _same_object(space: SearchSpace, cls: type, options: dict[str, Any]) -> bool:
+    try:
+        fresh = cls(**options)
+        return bool(vars(fresh) == vars(space))
+    except Exception:
+        return False
+
+
 def build_spec(
-    space: str | None = None,
+    space: str | type[SearchSpace] | SearchSpace | None = None,
     strategy: str | None = None,
     evaluator: str | None = None,
     *,
@@ -76,6 +111,9 @@ def build_spec(
 ) -> ExperimentSpec:
     """A spec with the CLI's defaults filled in, for ask/tell and one-shot strategies.
 
+    ``space`` is a registered name, a space named by its code (``PATH.py:NAME``,
+    ``package.module:NAME``) or a space class or object (:func:`space_name`); the journal
+    records a file's path and digest, and a resume refuses a file changed since.
     Unnamed components are the defaults of :mod:`nasforge.run.defaults` (space nb201,
     strategy rea, and for ask/tell the nb201-table evaluator on cifar10 with 100 trials
     unless a budget is given). ``train_data`` is what networks train on (a one-shot
@@ -98,6 +136,7 @@ def build_spec(
     :mod:`nasforge.run.stop_rules`); the journal records them, so a resume obeys them too.
     """
     registry = registry if registry is not None else get_registry()
+    space, space_options = space_name(space, registry, space_options)
     space = space or default_component(registry, "space", defaults.SPACE)
     strategy = strategy or defaults.default_strategy(registry)
     check_names(registry, space=space, strategy=strategy, evaluator=evaluator)
@@ -255,7 +294,7 @@ def _with_device(spec: ExperimentSpec, device: str | None, registry: Registry) -
 
 
 def search(
-    space: str | None = None,
+    space: str | type[SearchSpace] | SearchSpace | None = None,
     strategy: str | None = None,
     evaluator: str | None = None,
     *,
@@ -453,6 +492,7 @@ def resume_run(
     registry = registry if registry is not None else get_registry()
     options = ExecutorOptions(retries=retries, options=executor_options or {})
     header = JournalReader.of_run(run_dir).header
+    check_source(header.get("space"), run_dir=run_dir)  # before anything is opened for writing
     if header.get("mode") == "one-shot":
         if options != ExecutorOptions():
             raise NasforgeError(one_shot_refusal(str((header.get("spec") or {}).get("strategy", "?"))))

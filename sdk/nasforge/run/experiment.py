@@ -44,6 +44,7 @@ from nasforge.kernel.outcome import SearchOutcome
 from nasforge.kernel.registry import Registry, get_registry
 from nasforge.kernel.result import Trial
 from nasforge.kernel.search_space import SearchSpace
+from nasforge.kernel.space_source import space_header
 from nasforge.kernel.strategy import Strategy
 from nasforge.run.defaults import DEFAULTS_KEY, strategy_default_note
 from nasforge.run.environment import describe_environment
@@ -286,7 +287,7 @@ class Experiment:
         return {
             **mode,
             "spec": self.spec.to_json(),
-            "space": {"name": self.space.name, "version": self.space.version},
+            "space": space_header(self.space, self.spec.space),
             "evaluator": self.evaluator.describe(),
             "objective": attrs.asdict(self.evaluator.objective),
             "goal": self.goal.to_json(),

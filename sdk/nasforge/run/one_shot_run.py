@@ -21,7 +21,7 @@ from typing import Any
 import attrs
 from rich.console import Console
 
-from nasforge.kernel.datasets import TensorData
+from nasforge.kernel.datasets import TensorData, network_options
 from nasforge.kernel.ensemble import Ensemble
 from nasforge.kernel.errors import JournalError, NasforgeError
 from nasforge.kernel.genotype import Genotype
@@ -30,7 +30,9 @@ from nasforge.kernel.outcome import SearchOutcome
 from nasforge.kernel.progress_log import ProgressLog, bar_is_live
 from nasforge.kernel.registry import Registry, get_registry
 from nasforge.kernel.result import Result, Trial
-from nasforge.kernel.search_space import SearchSpace
+from nasforge.kernel.search_space import SUPERNET, SearchSpace
+from nasforge.kernel.space_source import space_header
+from nasforge.kernel.supernet import supernet_option_names
 from nasforge.run.construction import build_component, context_fields_of
 from nasforge.run.ensemble_training import evaluate_members
 from nasforge.run.environment import describe_environment
@@ -120,6 +122,11 @@ def run_one_shot(
     )
     if console is not None and hasattr(strategy, "console"):
         strategy.console = console
+    preflight = getattr(space, "preflight_supernet", None)
+    if preflight is not None and SUPERNET in cls.requires:  # tried on one example before anything is written
+        options = network_options(data.input_shape, data.num_classes, accepted=supernet_option_names(space))
+        supernet = strategy_options.get("supernet")
+        preflight(data.input_shape, {**options, **(supernet if isinstance(supernet, dict) else {})})
     search = OneShotSearch(
         spec, space, Path(run_dir) if run_dir is not None else None, registry, strategy, data, evaluator
     )
@@ -194,7 +201,7 @@ def _start_journal(
         {
             "spec": spec.to_json(),
             "mode": "one-shot",
-            "space": {"name": space.name, "version": space.version},
+            "space": space_header(space, spec.space),
             "data": data_record(data),
             "evaluator": evaluator.describe() if evaluator is not None else None,
             "objective": attrs.asdict(evaluator.objective) if evaluator is not None else None,

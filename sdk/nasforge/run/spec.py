@@ -309,13 +309,17 @@ class ExperimentSpec:
         return space, evaluator, strategy, executor
 
     def build_space(self, registry: Registry) -> SearchSpace:
-        return build_component(
+        """The run's space; a declared one has its declaration read now, so a bad one is
+        refused in one line before the run writes anything."""
+        space = build_component(
             "search space",
             registry.search_space(self.space),
             self.context(registry),
             self.space_options,
             plugin=registry.origin("space", self.space),
         )
+        getattr(space, "declaration", None)
+        return space
 
     def load_train_data(self, registry: Registry, *, given: TensorData | None = None) -> TensorData | None:
         """The run's training data (None if it names none): ``given`` for data the caller

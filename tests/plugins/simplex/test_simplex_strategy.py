@@ -61,7 +61,8 @@ def test_second_order_gradient_matches_the_exact_unrolled_gradient() -> None:
     a = [alpha[0].clone().requires_grad_(True)]
     g_w = torch.autograd.grad(half_squared_error(forward(train[0], a), train[1]), weights, create_graph=True)
     saved = [w.detach().clone() for w in weights]
-    names = [n for n, _ in net.named_parameters() if n != "alpha"]  # weight_parameters() order
+    name_of = {id(p): n for n, p in net.named_parameters()}
+    names = [name_of[id(w)] for w in weights]  # weight_parameters() order
     stepped = {n: w - xi * g for n, w, g in zip(names, weights, g_w, strict=True)}
     logits = torch.func.functional_call(net, stepped, (val[0], a), strict=False)
     (exact,) = torch.autograd.grad(half_squared_error(logits, val[1]), a)

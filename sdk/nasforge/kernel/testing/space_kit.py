@@ -197,7 +197,8 @@ class SearchSpaceConformance:
 
     def test_decisions(self, space: SearchSpace) -> None:
         """One independent decision per choice: every genotype reads as values and back,
-        every combination of values is a genotype, and they number the space's size."""
+        every combination of values is a genotype, and they number the space's size (or,
+        where some decisions exist only given others, make exactly ``size`` genotypes)."""
         if DECISIONS not in space.capabilities:
             return self._refuses(space, lambda: space.decisions())
         found = decisions_of(space)
@@ -212,9 +213,18 @@ class SearchSpaceConformance:
             space.validate(genotype_of(space, {d.name: rng.choice(d.choices) for d in found}))
         if space.size is not None:
             combinations = math.prod(len(d.choices) for d in found)
-            assert combinations == space.size, (
+            assert combinations >= space.size, (
                 f"the decisions make {combinations} genotypes, the size says {space.size}"
             )
+            if space.size < combinations <= self.max_enumerate:  # conditional: many combinations, one net
+                made = {
+                    genotype_of(space, dict(zip([d.name for d in found], combo, strict=True)))
+                    for combo in itertools.product(*(d.choices for d in found))
+                }
+                assert len(made) == space.size, (
+                    f"the decisions' {combinations} combinations make {len(made)} distinct genotypes, "
+                    f"the size says {space.size}"
+                )
         first = {d.name: d.choices[0] for d in found}
         missing = {k: v for k, v in first.items() if k != found[0].name}
         for bad in ({**first, found[0].name: object()}, missing, {**first, "no such decision": 0}):

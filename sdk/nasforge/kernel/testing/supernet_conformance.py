@@ -34,6 +34,8 @@ from nasforge.kernel.supernet import Supernet, as_supernet
 from nasforge.kernel.supernet_topology import KeptEdge, TopKInputs
 
 N_SAMPLES = 6
+#: Genotypes on which a supernet under one-hot weights is compared with ``build(g)``.
+N_ONE_HOT = 20
 
 
 class SupernetConformance:
@@ -169,6 +171,30 @@ class SupernetConformance:
                 assert Counter(edges) == Counter(again), (
                     f"derive(one_hot_weights({g})) must keep its edges: {edges} vs {again}"
                 )
+
+    def test_one_hot_supernet_is_the_built_network(
+        self, space: SearchSpace, supernet: Supernet, supernet_options: dict[str, Any], x: torch.Tensor
+    ) -> None:
+        """Where the supernet hands out a genotype's network with its weights (``inherit``):
+        that is ``build(g)`` with the same options, and the supernet under ``one_hot_weights(g)``
+        computes its logits (to 1e-6), for ``N_ONE_HOT`` sampled genotypes."""
+        inherit = getattr(supernet, "inherit", None)
+        if inherit is None:
+            pytest.skip("the supernet hands out no network of its own (no inherit)")
+        rng = random.Random(7)
+        supernet.eval()
+        for _ in range(N_ONE_HOT):
+            g = space.sample(rng)
+            net = inherit(g).eval()
+            built = space.build(g, **supernet_options).eval()
+            missing, unexpected = built.load_state_dict(net.state_dict(), strict=False)
+            assert not missing and not unexpected, (
+                f"inherit({g}) is no build(g): it lacks {missing} and has {unexpected} besides"
+            )
+            with torch.no_grad():
+                expected = supernet(x, supernet.one_hot_weights(g))  # type: ignore[operator]
+                got = built(x)
+            torch.testing.assert_close(got, expected, rtol=1e-6, atol=1e-6)
 
     def test_derive_never_keeps_an_excluded_op(self, supernet: Supernet) -> None:
         cell = supernet.topology[0]

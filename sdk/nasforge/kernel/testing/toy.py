@@ -1,7 +1,8 @@
 """A tiny, fully featured search space and evaluator for tests, demos and plugin authors.
 
-Four slots, each one of three layer types: 81 architectures, every capability declared,
-networks small enough to build thousands of in a test. ``ToyEvaluator`` scores a
+Four slots, each one of three layer types: 81 architectures, declared in a few lines of
+PyTorch (every capability but a supernet derived from the declaration), networks small
+enough to build thousands of in a test. ``ToyEvaluator`` scores a
 genotype with a fixed, deterministic function that has interactions between slots, so
 that search strategies have something non-trivial but instant to optimise.
 
@@ -13,12 +14,12 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Iterator
+from collections.abc import Callable
 
-import torch
 from torch import nn
 
-from nasforge.kernel.decisions import Decision
+from nasforge.kernel.declared_chooser import Chooser
+from nasforge.kernel.declared_space import DeclaredSpace
 from nasforge.kernel.errors import InvalidGenotypeError, UnknownNameError
 from nasforge.kernel.evaluator import Evaluator
 from nasforge.kernel.fidelity import should_stop
@@ -40,20 +41,30 @@ TOY_OPS = ("linear", "relu_linear", "skip")
 SLOTS = 4
 
 
-class ToySpace(SearchSpace):
-    """Four slots x three layer types (81 architectures); canonical form ``linear-skip-...``."""
+class ToySpace(DeclaredSpace):
+    """Four slots x three layer types (81 architectures); canonical form ``linear-skip-...``.
+
+    A declaration (:mod:`nasforge.kernel.declared_space`) that keeps its own text form and
+    declares no supernet: the kits use it as the space a one-shot method must refuse.
+    """
 
     name = "toy"
     version = "1"
     capabilities = frozenset({SAMPLE, MUTATE, NEIGHBOURS, ENCODE, ENUMERATE, BUILD, DECISIONS})
     op_names = TOY_OPS
 
-    def _validate_choices(self, choices: tuple[str | int, ...]) -> None:
-        if len(choices) != SLOTS:
-            raise InvalidGenotypeError(f"toy genotypes have {SLOTS} choices, got {len(choices)}")
-        for c in choices:
-            if c not in TOY_OPS:
-                raise InvalidGenotypeError(f"unknown toy op {c!r}; expected one of {TOY_OPS}")
+    def declare(
+        self, c: Chooser, *, in_features: int = 8, width: int = 16, num_classes: int = 3
+    ) -> nn.Module:
+        ops: dict[str, Callable[[], nn.Module]] = {
+            "linear": lambda: nn.Linear(width, width),
+            "relu_linear": lambda: nn.Sequential(nn.ReLU(), nn.Linear(width, width)),
+            "skip": nn.Identity,
+        }
+        slots = [c.layer(f"slot{i}", ops, cell="slots") for i in range(SLOTS)]
+        return nn.Sequential(
+            nn.Flatten(), nn.Linear(in_features, width), *slots, nn.Linear(width, num_classes)
+        )
 
     def format(self, g: Genotype) -> str:
         return "-".join(str(c) for c in g.choices)
@@ -66,51 +77,6 @@ class ToySpace(SearchSpace):
         if len(parts) != SLOTS:
             raise InvalidGenotypeError(f"toy genotype '{text}' needs {SLOTS} ops, got {len(parts)}")
         return self.genotype(parts)
-
-    def sample(self, rng: random.Random) -> Genotype:
-        return self.genotype([rng.choice(TOY_OPS) for _ in range(SLOTS)])
-
-    def neighbours(self, g: Genotype) -> list[Genotype]:
-        out = []
-        for i, current in enumerate(g.choices):
-            for op in TOY_OPS:
-                if op != current:
-                    out.append(self.genotype(g.choices[:i] + (op,) + g.choices[i + 1 :]))
-        return out
-
-    def encode(self, g: Genotype) -> torch.Tensor:
-        x = torch.zeros(SLOTS, len(TOY_OPS))
-        for i, c in enumerate(g.choices):
-            x[i, TOY_OPS.index(str(c))] = 1.0
-        return x.flatten()
-
-    def decode(self, x: torch.Tensor) -> Genotype:
-        idx = x.reshape(SLOTS, len(TOY_OPS)).argmax(dim=1).tolist()
-        return self.genotype([TOY_OPS[i] for i in idx])
-
-    def decisions(self) -> tuple[Decision, ...]:
-        return tuple(Decision(f"slot{i}", TOY_OPS) for i in range(SLOTS))
-
-    @property
-    def size(self) -> int:
-        return len(TOY_OPS) ** SLOTS
-
-    def enumerate(self) -> Iterator[Genotype]:
-        for combo in itertools.product(TOY_OPS, repeat=SLOTS):
-            yield self.genotype(combo)
-
-    def build(self, g: Genotype, *, in_features: int = 8, width: int = 16, num_classes: int = 3) -> nn.Module:
-        self.validate(g)
-        layers: list[nn.Module] = [nn.Flatten(), nn.Linear(in_features, width)]
-        for c in g.choices:
-            if c == "linear":
-                layers.append(nn.Linear(width, width))
-            elif c == "relu_linear":
-                layers += [nn.ReLU(), nn.Linear(width, width)]
-            else:
-                layers.append(nn.Identity())
-        layers.append(nn.Linear(width, num_classes))
-        return nn.Sequential(*layers)
 
 
 _VALUE = {"linear": 1.0, "relu_linear": 2.0, "skip": 0.0}

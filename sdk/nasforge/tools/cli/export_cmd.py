@@ -34,7 +34,9 @@ Source = Annotated[
     str, typer.Argument(help="A genotype string, a .safetensors genotype, or a run directory.")
 ]
 Out = Annotated[Path, typer.Option(help="Output directory.")]
-SpaceOfText = Annotated[str | None, typer.Option(help="Space of a genotype string (files know theirs).")]
+SpaceOfText = Annotated[
+    str | None, typer.Option(help="Space of a genotype string, or PATH.py:NAME (files know theirs).")
+]
 Onnx = Annotated[bool, typer.Option("--onnx/--no-onnx", help="Also export the network as ONNX.")]
 InputShape = Annotated[
     str | None,

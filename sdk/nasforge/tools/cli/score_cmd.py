@@ -155,7 +155,8 @@ def score(
         typer.Argument(help="Genotype strings, .safetensors files or run directories (or --sample)."),
     ] = None,
     space: Annotated[
-        str | None, typer.Option(help=f"Search space of the genotypes (default: {defaults.SPACE}).")
+        str | None,
+        typer.Option(help=f"Search space of the genotypes, or PATH.py:NAME (default: {defaults.SPACE})."),
     ] = None,
     metric: MetricList = None,
     sample: Annotated[
@@ -253,7 +254,7 @@ def correlate(
     ctx: typer.Context,
     space: Annotated[
         str | None,
-        typer.Option(help=f"A finite space with a ground truth (default: {defaults.SPACE})."),
+        typer.Option(help=f"A space with a ground truth, or PATH.py:NAME (default: {defaults.SPACE})."),
     ] = None,
     metric: MetricList = None,
     sample: Annotated[

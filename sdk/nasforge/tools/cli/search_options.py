@@ -41,7 +41,8 @@ SpaceName = Annotated[
     typer.Option(
         metavar="NAME",
         rich_help_panel=SEARCH,
-        help=f"Search space (`nasforge spaces`; default: {defaults.SPACE}).",
+        help=f"Search space (`nasforge spaces`, or your own as PATH.py:NAME or module:NAME; "
+        f"default: {defaults.SPACE}).",
     ),
 ]
 StrategyName = Annotated[

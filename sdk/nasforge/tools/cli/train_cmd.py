@@ -41,7 +41,9 @@ TrainData = Annotated[
         rich_help_panel=_WHAT,
     ),
 ]
-SpaceOfText = Annotated[str | None, typer.Option(help="Space of a genotype string.", rich_help_panel=_WHAT)]
+SpaceOfText = Annotated[
+    str | None, typer.Option(help="Space of a genotype string, or PATH.py:NAME.", rich_help_panel=_WHAT)
+]
 Member = Annotated[
     int | None,
     typer.Option(

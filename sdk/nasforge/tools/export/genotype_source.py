@@ -17,9 +17,11 @@ from nasforge.kernel.genotype import Genotype, GenotypeJsonError
 from nasforge.kernel.objectives import SearchGoal
 from nasforge.kernel.registry import Registry, get_registry
 from nasforge.kernel.search_space import SearchSpace
+from nasforge.kernel.space_source import check_source
 from nasforge.run.advice import worded
 from nasforge.run.goal_checks import goal_of_header
 from nasforge.run.journal_file import JournalReader
+from nasforge.run.spec import ExperimentSpec
 from nasforge.tools.export.genotype_file import load_genotype
 from nasforge.tools.export.path_probe import PathKind, probe_path
 
@@ -128,8 +130,12 @@ def _from_run(
     except OSError as exc:
         raise JournalError(f"cannot read the journal of {run_dir}: {exc.strerror or exc}") from exc
     try:
-        name = space_name or reader.header["space"]["name"]
-        space = registry.get("space", name)()
+        recorded = reader.header["space"]
+        if space_name is None and "source" in recorded:  # the space as the run made it, options too
+            check_source(recorded, run_dir=run_dir)
+            space = ExperimentSpec.from_json(reader.header["spec"]).build_space(registry)
+        else:
+            space = registry.get("space", space_name or recorded["name"])()
         if member is not None:
             return space, _member_of(space, reader, member)
         return space, _best_of(space, reader)

@@ -85,7 +85,8 @@ def run_ensemble(
     if ensemble is None:
         return None
     try:
-        name = space_name or reader.header["space"]["name"]
+        recorded = reader.header["space"]
+        name = space_name or recorded.get("source") or recorded["name"]
     except (KeyError, TypeError) as exc:
         raise JournalError(f"{reader.path}: the header names no space") from exc
     space = registry.get("space", name)()
