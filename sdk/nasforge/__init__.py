@@ -19,6 +19,7 @@ __version__ = "0.1.0"
 
 logging.getLogger("nasforge").addHandler(logging.NullHandler())
 
+
 class _SpaceSources(importlib.abc.MetaPathFinder):
     """Finds the module of a space loaded from its file (``--space PATH.py:NAME``) by the
     name it was loaded under, in any process: a worker unpickling such a space loads it."""
