@@ -220,3 +220,13 @@ def test_a_file_space_runs_on_a_process_pool(cli: Any, tmp_path: Path) -> None:
     run = search(cli, tmp_path / "run", *args)
     assert run.code == 0, run.err
     assert "stage1.depth=" in str(run.json())
+
+
+def test_a_genotype_file_names_the_file_its_space_was_declared_in(cli: Any, tmp_path: Path) -> None:
+    family = Path(__file__).resolve().parent / "families.py"
+    cli("search", "--space", f"{family}:OneStage", "--strategy", "random", *TRAIN, "--budget-trials", "1",
+        "--run-dir", tmp_path / "run", "--export", tmp_path / "out", "-q", ok=True)  # fmt: skip
+    again = cli(
+        "export", tmp_path / "out" / "genotype.safetensors", "--out", tmp_path / "again", "--json", ok=True
+    )
+    assert "stage.depth=" in str(again.json())  # no --space: the file found the space

@@ -153,6 +153,13 @@ def reference_of(cls: type) -> str:
     raise DeclarationError(f"space class {qualname} comes from no file or module a run could load again")
 
 
+def loaded_source(cls: type) -> str | None:
+    """Where a space class loaded from its file came from (``PATH.py:NAME``), else None."""
+    if not cls.__module__.startswith(LOADED_PREFIX):
+        return None
+    return reference_of(cls)
+
+
 def space_header(space: Any, named: str) -> dict[str, Any]:
     """What a journal header records of the run's space: its name and version, and where
     it came from when ``named`` is its code (:func:`source_record`)."""
@@ -204,6 +211,7 @@ __all__ = [
     "is_source",
     "load",
     "load_space_class",
+    "loaded_source",
     "module_name",
     "spec_of",
     "reference_of",

@@ -17,6 +17,7 @@ from nasforge.kernel.errors import ExportError, first_line
 from nasforge.kernel.files import atomic_path
 from nasforge.kernel.genotype import KIND_KEY, TENSOR_KEY, Genotype
 from nasforge.kernel.search_space import SearchSpace
+from nasforge.kernel.space_source import loaded_source
 from nasforge.tools.export.staging import output_directory, write_error
 
 FORMAT = "nasforge-genotype/1"
@@ -47,6 +48,9 @@ def write_genotype(g: Genotype, path: Path, space: SearchSpace | None = None) ->
     if space is not None:
         meta["op_names"] = json.dumps(list(space.op_names))
         meta["text"] = space.format(g)
+        source = loaded_source(type(space))
+        if source is not None:  # a space named by its file: the file finds it again
+            meta["space_source"] = source
     save_file(tensors, str(path), metadata=meta)
 
 

@@ -22,7 +22,7 @@ from nasforge.run.advice import worded
 from nasforge.run.goal_checks import goal_of_header
 from nasforge.run.journal_file import JournalReader
 from nasforge.run.spec import ExperimentSpec
-from nasforge.tools.export.genotype_file import load_genotype
+from nasforge.tools.export.genotype_file import load_genotype, read_metadata
 from nasforge.tools.export.path_probe import PathKind, probe_path
 
 #: How a Python caller and the command line name the settings these refusals mention.
@@ -68,13 +68,21 @@ def resolve_genotype(
         )
     if kind is PathKind.FILE or Path(source).suffix == ".safetensors":
         g = load_genotype(source)
-        space = registry.get("space", space_name or g.space)()
+        space = registry.get("space", space_name or _named_in(source, g.space, registry))()
         space.validate(g)
         return space, g
     if space_name is None:
         raise worded(NasforgeError, "a genotype string needs {space}", space=SPACE_EXAMPLE)
     space = registry.get("space", space_name)()
     return space, space.parse(source)
+
+
+def _named_in(path: str, name: str, registry: Registry) -> str:
+    """The space a genotype file names: its registered name, else the file it was declared
+    in where the file recorded one (a space given as ``--space PATH.py:NAME``)."""
+    if registry.has("space", name):
+        return name
+    return read_metadata(path).get("space_source") or name
 
 
 @attrs.frozen
