@@ -9,6 +9,7 @@ meant to stay within 1.3x of it everywhere).
 
     python benchmarks/threads.py                       # idle, then beside 2 busy processes
     python benchmarks/threads.py --busy 0 --commands search,score
+    python benchmarks/threads.py --repeats 3       # each setting 3 times, taking turns (medians)
 
 "Busy" processes are single-threaded matrix multiplications, each a core's worth of work
 (what a browser, an IDE or a second run costs a 2-core machine). Nothing here can make the
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -92,6 +94,9 @@ def main() -> None:
     parser.add_argument("--threads", default="1,2,default", help="Thread settings (default 1,2,default).")
     parser.add_argument("--commands", default="search,train,score,one-shot")
     parser.add_argument("--warm-up", type=float, default=5.0, help="Seconds the busy processes run first.")
+    parser.add_argument(
+        "--repeats", type=int, default=1, help="Runs of each setting, taking turns; the median is shown."
+    )
     args = parser.parse_args()
     settings = args.threads.split(",")
     names = args.commands.split(",")
@@ -108,10 +113,12 @@ def main() -> None:
                 time.sleep(args.warm_up if n else 0.0)
                 for name in names:
                     before = load()
-                    seconds = {}
-                    for setting in settings:
-                        _fresh(work)
-                        seconds[setting] = timed(argvs[name], setting, work)
+                    runs: dict[str, list[float]] = {s: [] for s in settings}
+                    for _ in range(args.repeats):
+                        for setting in settings:
+                            _fresh(work)
+                            runs[setting].append(timed(argvs[name], setting, work))
+                    seconds = {s: statistics.median(v) for s, v in runs.items()}
                     rows.append((name, n, seconds, before, load()))
                     _print_row(rows[-1], settings)
             finally:

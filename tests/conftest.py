@@ -36,6 +36,11 @@ from nasforge.kernel.registry import PLUGINS_ENV
 from tests.cli_run import CliRun, run_cli
 
 TOY_PLUGIN = "nasforge.kernel.testing.toy"
+# the checkout is importable (``tests.*``) in every process the suite starts, as pyproject's
+# ``pythonpath`` makes it in this one: a Ray worker unpickles evaluators defined in tests
+_ROOT = str(Path(__file__).resolve().parents[1])
+if _ROOT not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (_ROOT, os.environ.get("PYTHONPATH", "")) if p)
 # the command line's default threads depend on the machine: the suite runs every CLI
 # invocation, in this process and in subprocesses, on one thread as it runs itself
 os.environ.setdefault("NASFORGE_THREADS", "1")

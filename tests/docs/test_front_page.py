@@ -82,7 +82,6 @@ def internal_words(name: str, text: str) -> list[str]:
     return hits
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("path", USER_FACING, ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_internal_vocabulary(path: Path) -> None:
     hits = internal_words(str(path.relative_to(ROOT)), path.read_text(encoding="utf-8"))
