@@ -257,7 +257,9 @@ def test_trial_that_keeps_killing_its_worker_fails_alone(tmp_path: Path) -> None
         key = "-".join(map(str, trial.genotype.choices))
         if key in victims:
             assert trial.result.failed and "worker died" in (trial.result.error or "")
-            assert trial.result.metadata[RETRIES_KEY] >= 2  # with its neighbour, then alone twice
+            # run again once after dying alone, or twice when its first death took a neighbour
+            # in flight with it (which of the two depends on timing)
+            assert trial.result.metadata[RETRIES_KEY] in (1, 2)
         else:
             assert not trial.result.failed, trial.result.error
     assert len(run.outcome.history) == 8
