@@ -200,15 +200,23 @@ class _Mixed(nn.Module):
 
 
 class MixedLayer(_Mixed):
-    """A layer choice: ``sum_k w[k] * candidate_k(x)``."""
+    """A layer choice: ``sum_k w[k] * candidate_k(x)``; the candidate named ``zero`` (which
+    outputs zeros) adds nothing, so it is never run."""
 
     def __init__(
-        self, label: str, tokens: Sequence[Token], candidates: Sequence[nn.Module], rows: ArchRows
+        self,
+        label: str,
+        tokens: Sequence[Token],
+        candidates: Sequence[nn.Module],
+        rows: ArchRows,
+        *,
+        zero: Token | None = None,
     ) -> None:
         super().__init__(rows)
         self.label = label
         self.tokens = tuple(tokens)
         self.candidates = nn.ModuleList(candidates)
+        self.zero = None if zero is None else self.tokens.index(zero)
 
     def candidate(self, token: Token) -> nn.Module:
         return self.candidates[self.tokens.index(token)]
@@ -236,7 +244,7 @@ class MixedLayer(_Mixed):
         on = nonzero(row) if self.arch.skips_zeros([row]) else [True] * len(self.tokens)
         out: torch.Tensor | None = None
         for k, cand in enumerate(self.candidates):
-            if not on[k]:
+            if not on[k] or k == self.zero:
                 continue
             term = row[k] * cand(*args, **kwargs)
             out = term if out is None else out + term

@@ -136,9 +136,19 @@ class Recorder:
             raise DeclarationError(f"label '{label}' is used twice; each choice and block needs its own")
         self.labels.add(label)
 
-    def record(self, c: Chooser, label: str, kind: str, tokens: tuple[Token, ...], cell: str) -> None:
+    def record(
+        self,
+        c: Chooser,
+        label: str,
+        kind: str,
+        tokens: tuple[Token, ...],
+        cell: str,
+        *,
+        zero: Token | None = None,
+        skip: Token | None = None,
+    ) -> None:
         self.claim(label)
-        self.choices.append(DeclaredChoice(label, kind, tokens, cell, c.scope, c.condition))
+        self.choices.append(DeclaredChoice(label, kind, tokens, cell, c.scope, c.condition, zero, skip))
 
     def value(
         self, c: Chooser, label: str, kind: str, tokens: tuple[Token, ...], values: tuple[Any, ...], cell: str
@@ -147,10 +157,18 @@ class Recorder:
         return values[0]
 
     def layer(
-        self, c: Chooser, label: str, tokens: tuple[Token, ...], candidates: tuple[Any, ...], cell: str
+        self,
+        c: Chooser,
+        label: str,
+        tokens: tuple[Token, ...],
+        candidates: tuple[Any, ...],
+        cell: str,
+        *,
+        zero: Token | None = None,
+        skip: Token | None = None,
     ) -> nn.Module:
-        check_layer(label, tokens, candidates)
-        self.record(c, label, LAYER, tokens, cell)
+        check_layer(label, tokens, candidates, zero=zero, skip=skip)
+        self.record(c, label, LAYER, tokens, cell, zero=zero, skip=skip)
         made = [
             make_candidate(c, label, t, item, condition=Condition(label, {t}))
             for t, item in zip(tokens, candidates, strict=True)
@@ -261,7 +279,15 @@ class Builder:
         return values[tokens.index(self.take(label, kind, tokens))]
 
     def layer(
-        self, c: Chooser, label: str, tokens: tuple[Token, ...], candidates: tuple[Any, ...], cell: str
+        self,
+        c: Chooser,
+        label: str,
+        tokens: tuple[Token, ...],
+        candidates: tuple[Any, ...],
+        cell: str,
+        *,
+        zero: Token | None = None,
+        skip: Token | None = None,
     ) -> nn.Module:
         token = self.take(label, LAYER, tokens)
         return make_candidate(c, label, token, candidates[tokens.index(token)], condition=None)
