@@ -61,12 +61,23 @@ def _required(fn: Any, *, bound: int, named: frozenset[str]) -> bool:
         required = list(names[: len(names) - len(fn.__defaults__ or ())])
     else:
         try:
-            params = list(inspect.signature(fn).parameters.values())
-        except (TypeError, ValueError):
-            return False
-        positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-        required = [p.name for p in params if p.default is inspect.Parameter.empty and p.kind in positional]
+            required = list(_required_of(fn))
+        except TypeError:  # unhashable: read its signature each time
+            required = list(_required_of.__wrapped__(fn))
     return any(p not in named for p in required[bound:])
+
+
+@functools.lru_cache(maxsize=1024)
+def _required_of(fn: Any) -> tuple[str, ...]:
+    """The required positional parameters of a callable that is no plain function (a class
+    a ``functools.partial`` wraps, say): its signature, read once (a build asks it of every
+    candidate it makes)."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return ()
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return tuple(p.name for p in params if p.default is inspect.Parameter.empty and p.kind in positional)
 
 
 def module_result(out: Any, *, what: str) -> nn.Module:

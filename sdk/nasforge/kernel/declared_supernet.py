@@ -313,12 +313,7 @@ class DeclaredSupernet(SupernetMixin, nn.Module):
                         f"got {tuple(w.shape)}"
                     )
         arch: ArchRows = self.__dict__["_arch"]
-        arch.rows = {
-            label: w[i]
-            for w, labels in zip(ws, self.row_labels, strict=True)
-            for i, label in enumerate(labels)
-        }
-        arch.sparse = sparse
+        arch.set(list(zip(ws, self.row_labels, strict=True)), sparse=sparse)
         return self.network(x)
 
     # --- the contract's discrete views --------------------------------------------------
