@@ -1,8 +1,8 @@
 """Eigen-NAS (Zhu, Liu, Chrysos, Cevher, NeurIPS 2022): activation/skip search, NTK eigenvalues.
 
 - :class:`MLPResSpace` (space ``mlp-res``): Eq. (1)'s MLP with per-layer activations from
-  {relu, leaky_relu, sigmoid, tanh, swish} and per-layer identity skips; build, supernet
-  (DARTS, PR-DARTS and NASI search it), enumerate.
+  {relu, leaky_relu, sigmoid, tanh, swish} and per-layer identity skips, a declaration: build,
+  enumerate and the supernet DARTS, PR-DARTS, NASI and NESBS search are derived.
 - The kernels: :func:`analytic_ntk` (infinite-width NTK, Lemma 1 as printed or corrected),
   :func:`ntk_diagonal` (its data-free diagonal, the near-free score).
 - The bounds: :func:`theorem1`, :func:`theorem2` with Table 1's constants
@@ -27,7 +27,6 @@ if TYPE_CHECKING:  # the names with their types; at run time each loads on first
     from nasforge_eigennas.settings import ScoreSettings
     from nasforge_eigennas.space import MLPResSpace
     from nasforge_eigennas.strategy import EigenNas
-    from nasforge_eigennas.supernet import MLPSupernet
 else:
     lazy_package(
         __name__,
@@ -54,7 +53,6 @@ else:
             "ScoreSettings": "nasforge_eigennas.settings",
             "MLPResSpace": "nasforge_eigennas.space",
             "EigenNas": "nasforge_eigennas.strategy",
-            "MLPSupernet": "nasforge_eigennas.supernet",
         },
     )
 
@@ -68,7 +66,6 @@ __all__ = [
     "InfiniteWidthTrace",
     "MLPNetwork",
     "MLPResSpace",
-    "MLPSupernet",
     "ScoreSettings",
     "analytic_ntk",
     "beta1",

@@ -123,6 +123,8 @@ class InfiniteWidthTrace(SharedPassMetric):
 
     def score_shared(self, passes: SharedPasses) -> float:
         model = passes.model
-        if not isinstance(model, MLPNetwork):
+        found = model.architecture() if isinstance(model, MLPNetwork) else None
+        if found is None:
             return math.nan
-        return ntk_diagonal(model.activations, model.skips, variant=self.recursion, acts=model.acts)  # type: ignore[arg-type]
+        activations, skips, acts = found
+        return ntk_diagonal(activations, skips, variant=self.recursion, acts=acts)  # type: ignore[arg-type]

@@ -30,8 +30,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from nasforge_eigennas.activations import DEFAULT_ACTIVATIONS, ActivationSet
-from nasforge_eigennas.kernel_recursion import check_architecture
+from nasforge_eigennas.activations import DEFAULT_ACTIVATIONS, ActivationSet, check_activation
 
 Parameterisation = Literal["ntk", "standard", "torch"]
 PARAMETERISATIONS: tuple[str, ...] = ("ntk", "standard", "torch")
@@ -121,13 +120,42 @@ class MLPTrunk(nn.Module):
         return out if scale == 1.0 else out * scale
 
 
+class Activation(nn.Module):
+    """σ as a module: a candidate of a hidden layer's activation choice."""
+
+    def __init__(self, name: str, acts: ActivationSet = DEFAULT_ACTIVATIONS) -> None:
+        super().__init__()
+        self.name, self.acts = check_activation(name), acts
+        self._fn: Callable[[torch.Tensor], torch.Tensor] = acts.torch_fn(name)
+
+    def forward(self, z: torch.Tensor) -> torch.Tensor:
+        return self._fn(z)
+
+    def extra_repr(self) -> str:
+        return self.name
+
+
+class Skip(nn.Identity):
+    """α = 1: the layer's input f_{l-1} added to its output."""
+
+
+class NoSkip(nn.Module):
+    """α = 0: nothing added (zeros, for a supernet that mixes it with the skip; the network
+    of the genotype leaves the addition out)."""
+
+    def forward(self, f: torch.Tensor) -> torch.Tensor:
+        return torch.zeros_like(f)
+
+
 class MLPNetwork(nn.Module):
-    """The stand-alone network of one architecture (σ_1..σ_{L-1}, α_1..α_{L-2})."""
+    """Eq. (1) with the given σ_1..σ_{L-1} and skips around layers 2..L-1, as modules: the
+    chosen ones (:class:`Activation`, :class:`Skip` or :class:`NoSkip`) in the network of
+    one architecture, their mixtures in the supernet the declaration derives."""
 
     def __init__(
         self,
-        activations: Sequence[str],
-        skips: Sequence[int],
+        activations: Sequence[nn.Module],
+        skips: Sequence[nn.Module],
         *,
         width: int = 128,
         num_classes: int = 10,
@@ -136,13 +164,15 @@ class MLPNetwork(nn.Module):
         in_features: int | None = None,
         parameterisation: str = "ntk",
         normalize_input: bool = True,
-        acts: ActivationSet = DEFAULT_ACTIVATIONS,
     ) -> None:
         super().__init__()
-        self.activations, self.skips = check_architecture(activations, skips)
-        self.acts = acts
+        if len(activations) < 2 or len(skips) != len(activations) - 1:
+            raise ValueError(
+                f"the network takes L-1 >= 2 activations and L-2 skips, got {len(activations)} and "
+                f"{len(skips)}"
+            )
         self.trunk = MLPTrunk(
-            len(self.activations) + 1,
+            len(activations) + 1,
             width=width,
             num_classes=num_classes,
             in_channels=in_channels,
@@ -151,11 +181,21 @@ class MLPNetwork(nn.Module):
             parameterisation=parameterisation,
             normalize_input=normalize_input,
         )
-        self._fns: list[Callable[[torch.Tensor], torch.Tensor]] = [acts.torch_fn(a) for a in self.activations]
+        self.act = nn.ModuleList(activations)
+        self.skip = nn.ModuleList(skips)
+        self._adds = [not isinstance(s, NoSkip) for s in skips]
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         f = self.trunk.adapter(x)
-        for layer, fn in enumerate(self._fns, start=1):
-            out = fn(self.trunk.linear(layer, f))
-            f = out + f if layer >= 2 and self.skips[layer - 2] else out
+        for layer, act in enumerate(self.act, start=1):
+            out = act(self.trunk.linear(layer, f))
+            f = out + self.skip[layer - 2](f) if layer >= 2 and self._adds[layer - 2] else out
         return self.trunk.output(f)
+
+    def architecture(self) -> tuple[tuple[str, ...], tuple[int, ...], ActivationSet] | None:
+        """(σ_1..σ_{L-1}, α_1..α_{L-2}, the activations' settings) of the network of one
+        architecture; None for a supernet's network of mixtures."""
+        acts = [a for a in self.act if isinstance(a, Activation)]
+        if len(acts) != len(self.act) or not all(isinstance(s, Skip | NoSkip) for s in self.skip):
+            return None
+        return tuple(a.name for a in acts), tuple(int(isinstance(s, Skip)) for s in self.skip), acts[0].acts

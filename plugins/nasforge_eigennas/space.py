@@ -16,6 +16,7 @@ and its infinite-width kernel always agree on them.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import ClassVar
 
 import torch
@@ -24,23 +25,25 @@ from nasforge import Chooser, DeclaredSpace, Genotype, InvalidGenotypeError
 from nasforge_eigennas.activations import ACTIVATIONS, ActivationSet
 from nasforge_eigennas.bounds import Bounds, theorem1, theorem2
 from nasforge_eigennas.kernel_recursion import Variant, ntk_diagonal
-from nasforge_eigennas.network import MLPNetwork
-from nasforge_eigennas.supernet import MLPSupernet
+from nasforge_eigennas.network import Activation, MLPNetwork, NoSkip, Skip
 
 SPACE_NAME = "mlp-res"
 SKIP_MARK = "+skip"
 MAX_DEPTH = 64
+#: A skip's candidates: its bit (the genotype's token) and its module.
+SKIPS = {0: NoSkip, 1: Skip}
 
 
 class MLPResSpace(DeclaredSpace):
     """Activation and skip-connection search over a depth-``depth`` MLP (Eigen-NAS, Eq. 1).
 
-    A declaration (:mod:`nasforge.kernel.declared_space`): each hidden layer's activation
-    and each skip bit is a value choice, in that order, and the network is
-    :class:`~nasforge_eigennas.network.MLPNetwork` of the chosen values, so sampling, moves,
-    decisions, size, enumeration and ``build`` are derived. The space keeps its own text
-    form, its encoding (skip bits as they are) and its supernet: the derived one would mix
-    whole networks, where the paper's mixes each layer (:mod:`nasforge_eigennas.supernet`).
+    A declaration (:mod:`nasforge.kernel.declared_space`): each hidden layer's activation is
+    a layer choice among the five (rows of the supernet's cell ``activation``, after the
+    layer's one linear map), then each skip a layer choice of no skip (the zero op) or the
+    identity (rows of the cell ``skip``), so sampling, moves, decisions, size, enumeration,
+    ``build`` and the supernet are derived: the supernet mixes each layer's activations and
+    each skip on its own, as the paper's one-shot search does ("independently", §5.1). The
+    space keeps its own text form and its encoding (skip bits as they are).
     """
 
     name: ClassVar[str] = SPACE_NAME
@@ -74,10 +77,9 @@ class MLPResSpace(DeclaredSpace):
         (1x8x8, 10 classes). ``parameterisation``: "ntk" (P*, whose infinite-width NTK is the
         kernel recursion), "standard" (the paper's N(0, 1/m)) or "torch" (PyTorch's Linear
         initialisation)."""
-        acts = [
-            c.choice(f"layer{k}.activation", ACTIVATIONS, cell="activation") for k in range(1, self.depth)
-        ]
-        skips = [c.choice(f"layer{k}.skip", (0, 1), cell="skip") for k in range(2, self.depth)]
+        candidates = {a: partial(Activation, a, self.acts) for a in ACTIVATIONS}
+        acts = [c.layer(f"layer{k}.activation", candidates, cell="activation") for k in range(1, self.depth)]
+        skips = [c.layer(f"layer{k}.skip", SKIPS, cell="skip", zero=0, skip=1) for k in range(2, self.depth)]
         return MLPNetwork(
             acts,
             skips,
@@ -88,7 +90,6 @@ class MLPResSpace(DeclaredSpace):
             in_features=in_features,
             parameterisation=parameterisation,
             normalize_input=normalize_input,
-            acts=self.acts,
         )
 
     def split(self, g: Genotype) -> tuple[tuple[str, ...], tuple[int, ...]]:
@@ -153,32 +154,6 @@ class MLPResSpace(DeclaredSpace):
         idx = flat[:n_act].reshape(self.hidden, len(ACTIVATIONS)).argmax(dim=1).tolist()
         bits = (flat[n_act:] > 0.5).long().tolist()
         return self.from_parts([ACTIVATIONS[i] for i in idx], bits)
-
-    # --- its supernet ---------------------------------------------------------------
-    def supernet(  # type: ignore[override]  # its own, with the declaration's options
-        self,
-        *,
-        width: int = 128,
-        num_classes: int = 10,
-        in_channels: int = 1,
-        input_size: int = 8,
-        in_features: int | None = None,
-        parameterisation: str = "ntk",
-        normalize_input: bool = True,
-    ) -> MLPSupernet:
-        """Every activation and skip of the depth-``depth`` network, for one-shot methods."""
-        return MLPSupernet(
-            self,
-            self.depth,
-            width=width,
-            num_classes=num_classes,
-            in_channels=in_channels,
-            input_size=input_size,
-            in_features=in_features,
-            parameterisation=parameterisation,
-            normalize_input=normalize_input,
-            acts=self.acts,
-        )
 
     # --- theory ---------------------------------------------------------------------
     def ntk_diagonal(self, g: Genotype, *, variant: Variant = "exact") -> float:

@@ -4,7 +4,7 @@ NAS-Bench-201's one-op-per-edge rule can keep ``none`` on node 3's three edges: 
 outputs a constant and its network guesses (10 % on CIFAR-10). The repair keeps, on an
 edge into the cut-off output from a reached node, that edge's best other op (the highest
 such score). A cell whose edges only add to nodes another cell computes (``dataflow``
-False: the MLP skip bits) is never "cut off".
+False: the MLP skip bits, every cell of a declared space) is never "cut off".
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import torch
 
 from nasforge.kernel.supernet_discretise import discretise
 from nasforge.kernel.supernet_topology import CellTopology, KeptEdge, OneOpPerEdge, OpSet
-from nasforge_eigennas.supernet import topology as mlp_topology
+from nasforge_eigennas import MLPResSpace
 from nasforge_nb201.supernet import TOPOLOGY as NB201
 
 NONE = NB201.ops.column("none")
@@ -69,10 +69,11 @@ def test_a_connected_cell_is_left_alone(recwarn: pytest.WarningsRecorder) -> Non
 
 
 def test_skip_bits_are_not_a_dataflow_graph(recwarn: pytest.WarningsRecorder) -> None:
-    _, skip = mlp_topology(5)
+    _, skip = MLPResSpace(depth=5).supernet(width=4).topology
+    assert (skip.name, skip.ops.zero, skip.ops.skip) == ("skip", "0", "1")
     scores = torch.tensor([[1.0, 0.0]] * len(skip.edges))  # no skip anywhere: a plain MLP
     kept = discretise(skip, scores)
-    assert all(e.op == "none" for e in kept) and skip.cut_off_outputs(kept) == ()
+    assert all(e.op == skip.ops.zero for e in kept) and skip.cut_off_outputs(kept) == ()
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
 
 

@@ -35,8 +35,13 @@ def test_an_object_with_options_is_its_class_with_those_options(tmp_path: Path) 
         **RUN,
     )
     assert "stage1.block1" not in CnnFamily(**SMALL).format(out.best)
+    alone = api.search(CnnFamily(**SMALL), evaluator_options={"epochs": 1}, run_dir=tmp_path / "o", **RUN)
+    assert alone.best == out.best  # the options it was made with are the run's
+    assert JournalReader.of_run(tmp_path / "o").header["spec"]["space_options"] == SMALL
     with pytest.raises(NasforgeError, match="differs from CnnFamily"):
-        api.search(CnnFamily(**SMALL), evaluator_options={"epochs": 1}, **RUN)
+        api.search(
+            CnnFamily(**SMALL), space_options={"depths": [1, 2]}, evaluator_options={"epochs": 1}, **RUN
+        )
 
 
 def test_a_class_made_inside_a_function_is_refused_in_one_line() -> None:

@@ -178,6 +178,13 @@ BAD_FILES = {
             def declare(self, c, *, in_channels=3, num_classes=10):
                 return nn.Sequential(nn.Flatten(), nn.Linear(64, c.width("width", [True, 8])))
     """,
+    "floatwidth.py": """
+        from torch import nn
+        from nasforge import DeclaredSpace
+        class Net(DeclaredSpace):
+            def declare(self, c, *, in_channels=3, num_classes=10):
+                return nn.Sequential(nn.Flatten(), nn.Linear(64, c.width("width", [8.0, 16])))
+    """,
     "shapes.py": """
         from torch import nn
         from nasforge import DeclaredSpace
@@ -199,6 +206,7 @@ BAD_FILES = {
         ("twice.py:Net", "random", ["label 'w' is used twice"]),
         ("notmodule.py:Net", "random", ["layer choice 'op': candidate 'half' is 0.5, not a module"]),
         ("boolwidth.py:Net", "random", ["width choice 'width'", "got True"]),
+        ("floatwidth.py:Net", "random", ["width choice 'width'", "got 8.0"]),
         ("shapes.py:Net", "darts", ["'op': candidates 'narrow' and 'wide'", "(N, 8) and (N, 16)"]),
     ],
 )

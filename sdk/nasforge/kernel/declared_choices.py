@@ -110,6 +110,18 @@ def check_tokens(tokens: tuple[Token, ...], *, label: str) -> None:
         raise DeclarationError(f"choice '{label}' names candidate '{repeated[0]}' twice")
 
 
+def check_roles(label: str, tokens: tuple[Token, ...], *, zero: Any, skip: Any) -> None:
+    """A layer choice's op roles: each names one of its candidates, and not the same one."""
+    for role, token in (("zero", zero), ("skip", skip)):
+        if token is not None and (isinstance(token, bool) or token not in tokens):
+            raise DeclarationError(
+                f"layer choice '{label}': {role}={show(token)} names no candidate "
+                f"(candidates: {', '.join(map(str, tokens))})"
+            )
+    if zero is not None and zero == skip:
+        raise DeclarationError(f"layer choice '{label}': candidate '{zero}' cannot be both zero and skip")
+
+
 def _tokens(value: Iterable[Token]) -> tuple[Token, ...]:
     return tuple(value)
 
@@ -139,6 +151,10 @@ class DeclaredChoice:
     scope: str
     #: The condition under which the choice exists (None: always).
     condition: Condition | None = None
+    #: Of a layer choice: the candidate that outputs zeros (the edge absent), if any.
+    zero: Token | None = None
+    #: Of a layer choice: the candidate that is the identity (a skip), if any.
+    skip: Token | None = None
 
     @property
     def canonical(self) -> Token:
@@ -168,6 +184,7 @@ __all__ = [
     "DeclaredChoice",
     "Token",
     "check_label",
+    "check_roles",
     "check_token",
     "check_tokens",
     "named_candidates",

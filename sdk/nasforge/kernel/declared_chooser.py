@@ -11,7 +11,8 @@ asking the chooser ``c`` wherever the architecture varies:
   (positive integers); the supernet shares one set of weights, sliced to each width.
 - ``c.layer(label, candidates)``: one module among candidates, given as a dict ``{name:
   module or factory}`` (a factory, such as a class, is called only for a candidate that is
-  built, with choices of its own if it makes any); returns the module.
+  built, with choices of its own if it makes any); returns the module. ``zero=`` and
+  ``skip=`` name the candidates that output zeros and that are the identity, if any.
 - ``c.repeat(label, depths, block)``: ``block(c)`` repeated a chosen number of times (an
   ``nn.Sequential``); with ``carry``, ``block(c, carry)`` returns ``(module, carry)`` and
   the repeat ``(module, last carry)``, so a block can hand its width to the next. Block
@@ -41,6 +42,7 @@ from nasforge.kernel.declared_choices import (
     DeclarationError,
     Token,
     check_label,
+    check_roles,
     check_token,
     check_tokens,
     named_candidates,
@@ -71,7 +73,15 @@ class Reading(Protocol):
     ) -> Any: ...
 
     def layer(
-        self, c: Chooser, label: str, tokens: tuple[Token, ...], candidates: tuple[Any, ...], cell: str
+        self,
+        c: Chooser,
+        label: str,
+        tokens: tuple[Token, ...],
+        candidates: tuple[Any, ...],
+        cell: str,
+        *,
+        zero: Token | None = None,
+        skip: Token | None = None,
     ) -> nn.Module: ...
 
     def repeat(
@@ -170,10 +180,21 @@ class Chooser:
         return self._reading.value(self, full, WIDTH, values, values, _cell(cell, label, full))
 
     def layer(
-        self, label: str, candidates: Sequence[Any] | Mapping[Any, Any], *, cell: str | None = None
+        self,
+        label: str,
+        candidates: Sequence[Any] | Mapping[Any, Any],
+        *,
+        cell: str | None = None,
+        zero: Token | None = None,
+        skip: Token | None = None,
     ) -> nn.Module:
         """One module of ``candidates``: ``{name: module or factory}``, or a list (named
-        0, 1, ...); a factory (a class, a function) is called when its candidate is built."""
+        0, 1, ...); a factory (a class, a function) is called when its candidate is built.
+
+        ``zero`` and ``skip`` name the candidates, if any, that output zeros (the edge
+        absent) and that are the identity: one-shot methods reason about these roles (a
+        derivation may leave the zero op out, PR-DARTS groups the skips), and the supernet
+        never runs the zero candidate (its weight multiplies zeros)."""
         full = self.full(label, what="a layer choice")
         if isinstance(candidates, Mapping):
             tokens: tuple[Token, ...] = tuple(candidates)
@@ -184,7 +205,7 @@ class Chooser:
             raise DeclarationError(
                 f"layer choice '{full}': candidates must be a dict or a list, got {show(candidates)}"
             )
-        return self._reading.layer(self, full, tokens, items, _cell(cell, label, full))
+        return self._reading.layer(self, full, tokens, items, _cell(cell, label, full), zero=zero, skip=skip)
 
     def repeat(
         self,
@@ -249,13 +270,16 @@ class Chooser:
         return self._reading.inputs(self, full, tokens, picks, reduce, _cell(cell, label, full))
 
 
-def check_layer(label: str, tokens: tuple[Any, ...], items: tuple[Any, ...]) -> None:
+def check_layer(
+    label: str, tokens: tuple[Any, ...], items: tuple[Any, ...], *, zero: Any = None, skip: Any = None
+) -> None:
     """A layer choice's candidates: named by distinct tokens, each a module or a function
-    that makes one (checked when the declaration is recorded; a later reading compares
-    its tokens with the recorded ones)."""
+    that makes one, its roles naming candidates (checked when the declaration is recorded;
+    a later reading compares its tokens with the recorded ones)."""
     for token in tokens:
         check_token(token, label=label)
     check_tokens(tokens, label=label)
+    check_roles(label, tokens, zero=zero, skip=skip)
     for token, item in zip(tokens, items, strict=True):
         if not _is_module(item) and not callable(item):
             raise DeclarationError(

@@ -52,8 +52,27 @@ class ArchRows:
 
     def __init__(self) -> None:
         self.rows: dict[str, torch.Tensor] = {}
+        #: Per label, which alternatives carry weight, where zero-weight ones may be left
+        #: out (sparse, or no gradient needed); absent: every alternative runs.
+        self.on: dict[str, list[bool]] = {}
         self.sparse = False
         self.probing = False
+
+    def set(self, cells: Sequence[tuple[torch.Tensor, Sequence[str]]], *, sparse: bool) -> None:
+        """The weights of one forward: each cell's tensor and the labels of its rows (the
+        nonzero pattern read once a cell, not once a choice: one device transfer each)."""
+        self.rows, self.on, self.sparse = {}, {}, sparse
+        for w, labels in cells:
+            for i, label in enumerate(labels):
+                self.rows[label] = w[i]
+            if sparse or not w.requires_grad:
+                for label, pattern in zip(labels, w.detach().ne(0).cpu().tolist(), strict=True):
+                    self.on[label] = [bool(v) for v in pattern]
+
+    def active(self, label: str, n: int) -> list[bool]:
+        """Which of the ``n`` alternatives of choice ``label`` run."""
+        found = self.on.get(label)
+        return found if found is not None else [True] * n
 
     def row(self, label: str) -> torch.Tensor:
         try:
@@ -63,10 +82,6 @@ class ArchRows:
                 f"no edge weights set for choice '{label}' (call the supernet, not its parts)"
             ) from None
 
-    def skips_zeros(self, rows: Sequence[torch.Tensor]) -> bool:
-        """Whether zero-weight alternatives may be left out (sparse, or no gradient needed)."""
-        return self.sparse or not any(r.requires_grad for r in rows)
-
     @contextlib.contextmanager
     def probe(self) -> Iterator[None]:
         """Mixed operations return zeros of their output's shape while it lasts."""
@@ -75,10 +90,6 @@ class ArchRows:
             yield
         finally:
             self.probing = before
-
-
-def nonzero(row: torch.Tensor) -> list[bool]:
-    return [bool(v) for v in row.detach().ne(0).cpu().tolist()]
 
 
 def pad_to(t: torch.Tensor, shape: Shape) -> torch.Tensor:
@@ -183,7 +194,11 @@ class _Mixed(nn.Module):
     def target(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Shape:
         """The (padded) output shape for inputs like ``args`` (probed once per input shape
         after the batch dimension, which passes through)."""
-        key = _signature(args, kwargs)
+        single = args[0] if len(args) == 1 and not kwargs else None
+        if isinstance(single, torch.Tensor):  # the usual call: _signature's key, made quickly
+            key: tuple[Any, ...] = (((tuple(single.shape[1:]), single.dtype),), ())
+        else:
+            key = _signature(args, kwargs)
         targets: dict[Any, Shape] = self.__dict__["_targets"]
         if key not in targets:
             with self.arch.probe():
@@ -200,15 +215,23 @@ class _Mixed(nn.Module):
 
 
 class MixedLayer(_Mixed):
-    """A layer choice: ``sum_k w[k] * candidate_k(x)``."""
+    """A layer choice: ``sum_k w[k] * candidate_k(x)``; the candidate named ``zero`` (which
+    outputs zeros) adds nothing, so it is never run."""
 
     def __init__(
-        self, label: str, tokens: Sequence[Token], candidates: Sequence[nn.Module], rows: ArchRows
+        self,
+        label: str,
+        tokens: Sequence[Token],
+        candidates: Sequence[nn.Module],
+        rows: ArchRows,
+        *,
+        zero: Token | None = None,
     ) -> None:
         super().__init__(rows)
         self.label = label
         self.tokens = tuple(tokens)
         self.candidates = nn.ModuleList(candidates)
+        self.zero = None if zero is None else self.tokens.index(zero)
 
     def candidate(self, token: Token) -> nn.Module:
         return self.candidates[self.tokens.index(token)]
@@ -233,10 +256,10 @@ class MixedLayer(_Mixed):
             return self.zeros(args, kwargs)
         row = self.arch.row(self.label)
         self.target(args, kwargs)  # the candidates agree in shape (checked once per input shape)
-        on = nonzero(row) if self.arch.skips_zeros([row]) else [True] * len(self.tokens)
+        on = self.arch.active(self.label, len(self.tokens))
         out: torch.Tensor | None = None
         for k, cand in enumerate(self.candidates):
-            if not on[k]:
+            if not on[k] or k == self.zero:
                 continue
             term = row[k] * cand(*args, **kwargs)
             out = term if out is None else out + term
@@ -268,7 +291,7 @@ class MixedDepth(_Mixed):
             return self.zeros((x,), {})
         row = self.arch.row(self.label)
         target = self.target((x,), {})
-        on = nonzero(row) if self.arch.skips_zeros([row]) else [True] * len(self.depths)
+        on = self.arch.active(self.label, len(self.depths))
         deepest = max((d for d, o in zip(self.depths, on, strict=True) if o), default=0)
         out: torch.Tensor | None = None
         h = x
@@ -300,7 +323,7 @@ class MixedInputs(_Mixed):
         xs = inputs_of(args)
         row = self.arch.row(self.label)
         target = self.target(args, {})
-        on = nonzero(row) if self.arch.skips_zeros([row]) else [True] * len(self.picks)
+        on = self.arch.active(self.label, len(self.picks))
         out: torch.Tensor | None = None
         for k, pick in enumerate(self.picks):
             if on[k]:
@@ -520,8 +543,9 @@ class MixedScope(_Mixed):
             return self.zeros(args, kwargs)
         rows = [self.arch.row(label) for label in self.labels]
         target = self.target(args, kwargs)
-        skip = self.arch.skips_zeros(rows)
-        on = [nonzero(r) for r in rows]
+        found = [self.arch.on.get(label) for label in self.labels]
+        skip = all(f is not None for f in found)
+        on = [f if f is not None else [True] * len(t) for f, t in zip(found, self.tokens, strict=True)]
         out: torch.Tensor | None = None
         for leader, members in self.__dict__["groups"]:
             active = [v for v in members if not skip or all(on[j][k] for j, k in enumerate(self.combos[v]))]

@@ -61,12 +61,23 @@ def _required(fn: Any, *, bound: int, named: frozenset[str]) -> bool:
         required = list(names[: len(names) - len(fn.__defaults__ or ())])
     else:
         try:
-            params = list(inspect.signature(fn).parameters.values())
-        except (TypeError, ValueError):
-            return False
-        positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-        required = [p.name for p in params if p.default is inspect.Parameter.empty and p.kind in positional]
+            required = list(_required_of(fn))
+        except TypeError:  # unhashable: read its signature each time
+            required = list(_required_of.__wrapped__(fn))
     return any(p not in named for p in required[bound:])
+
+
+@functools.lru_cache(maxsize=1024)
+def _required_of(fn: Any) -> tuple[str, ...]:
+    """The required positional parameters of a callable that is no plain function (a class
+    a ``functools.partial`` wraps, say): its signature, read once (a build asks it of every
+    candidate it makes)."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return ()
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return tuple(p.name for p in params if p.default is inspect.Parameter.empty and p.kind in positional)
 
 
 def module_result(out: Any, *, what: str) -> nn.Module:
@@ -136,9 +147,19 @@ class Recorder:
             raise DeclarationError(f"label '{label}' is used twice; each choice and block needs its own")
         self.labels.add(label)
 
-    def record(self, c: Chooser, label: str, kind: str, tokens: tuple[Token, ...], cell: str) -> None:
+    def record(
+        self,
+        c: Chooser,
+        label: str,
+        kind: str,
+        tokens: tuple[Token, ...],
+        cell: str,
+        *,
+        zero: Token | None = None,
+        skip: Token | None = None,
+    ) -> None:
         self.claim(label)
-        self.choices.append(DeclaredChoice(label, kind, tokens, cell, c.scope, c.condition))
+        self.choices.append(DeclaredChoice(label, kind, tokens, cell, c.scope, c.condition, zero, skip))
 
     def value(
         self, c: Chooser, label: str, kind: str, tokens: tuple[Token, ...], values: tuple[Any, ...], cell: str
@@ -147,10 +168,18 @@ class Recorder:
         return values[0]
 
     def layer(
-        self, c: Chooser, label: str, tokens: tuple[Token, ...], candidates: tuple[Any, ...], cell: str
+        self,
+        c: Chooser,
+        label: str,
+        tokens: tuple[Token, ...],
+        candidates: tuple[Any, ...],
+        cell: str,
+        *,
+        zero: Token | None = None,
+        skip: Token | None = None,
     ) -> nn.Module:
-        check_layer(label, tokens, candidates)
-        self.record(c, label, LAYER, tokens, cell)
+        check_layer(label, tokens, candidates, zero=zero, skip=skip)
+        self.record(c, label, LAYER, tokens, cell, zero=zero, skip=skip)
         made = [
             make_candidate(c, label, t, item, condition=Condition(label, {t}))
             for t, item in zip(tokens, candidates, strict=True)
@@ -261,7 +290,15 @@ class Builder:
         return values[tokens.index(self.take(label, kind, tokens))]
 
     def layer(
-        self, c: Chooser, label: str, tokens: tuple[Token, ...], candidates: tuple[Any, ...], cell: str
+        self,
+        c: Chooser,
+        label: str,
+        tokens: tuple[Token, ...],
+        candidates: tuple[Any, ...],
+        cell: str,
+        *,
+        zero: Token | None = None,
+        skip: Token | None = None,
     ) -> nn.Module:
         token = self.take(label, LAYER, tokens)
         return make_candidate(c, label, token, candidates[tokens.index(token)], condition=None)

@@ -12,7 +12,8 @@ since narrower outputs are padded with zeros to the widest.
 :class:`DeclaredSupernet` is the network under the core's supernet contract: one cell
 (architecture tensor) per group of choices with the same cell name and candidates (by
 default a choice's own label, so every block's ``kernel`` is a row of the cell
-``kernel``), each row one choice, each column one candidate; every row keeps one op
+``kernel``), each row one choice, each column one candidate, tagged with the roles a layer
+choice names (``zero``, ``skip``); every row keeps one op
 (:class:`~nasforge.kernel.supernet_topology.OneOpPerEdge`). A row of a choice absent from a
 genotype holds that choice's first candidate, as the genotype does, and computes nothing.
 :meth:`DeclaredSupernet.inherit` gives ``build(g)`` carrying the supernet's weights, the
@@ -145,7 +146,15 @@ class Realizer:
         return values[c.fixed[label]]
 
     def layer(
-        self, c: Chooser, label: str, tokens: tuple[Token, ...], candidates: tuple[Any, ...], cell: str
+        self,
+        c: Chooser,
+        label: str,
+        tokens: tuple[Token, ...],
+        candidates: tuple[Any, ...],
+        cell: str,
+        *,
+        zero: Token | None = None,
+        skip: Token | None = None,
     ) -> nn.Module:
         self.check(label, LAYER, tokens)
         made = []
@@ -159,7 +168,7 @@ class Realizer:
                 return module_result(item(ch) if takes_chooser(item) else item(), what=what)
 
             made.append(self.realize(c, f"{label}.{token}", run))
-        return MixedLayer(label, tokens, made, self.rows)
+        return MixedLayer(label, tokens, made, self.rows, zero=zero)
 
     def repeat(
         self,
@@ -228,24 +237,30 @@ def merge(values: Sequence[Any], *, what: str) -> Any:
 # --- the topology -------------------------------------------------------------------------------
 def cells_of(declaration: Declaration) -> tuple[tuple[CellTopology, tuple[str, ...]], ...]:
     """(cell, the labels of its rows) for each group of choices (see the module docstring)."""
-    groups: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+    groups: dict[tuple[str, tuple[str, ...], str | None, str | None], list[str]] = {}
     for c in declaration.choices:
-        groups.setdefault((c.cell, tuple(str(t) for t in c.tokens)), []).append(c.label)
+        key = (c.cell, tuple(str(t) for t in c.tokens), _text(c.zero), _text(c.skip))
+        groups.setdefault(key, []).append(c.label)
     names: set[str] = set()
     out = []
-    for (cell, ops), labels in groups.items():
+    for (cell, ops, zero, skip), labels in groups.items():
         name = cell if cell not in names else f"{cell}[{','.join(ops)}]"
         names.add(name)
         topology = CellTopology(
             name=name,
-            ops=OpSet(ops),
+            ops=OpSet(ops, zero=zero, skip=skip),
             edges=tuple((i, i + 1) for i in range(len(labels))),
             inputs=(0,),
             output=(len(labels),),
             rule=OneOpPerEdge(),
+            dataflow=False,  # rows are choices of their own: a zero op cuts nothing off
         )
         out.append((topology, tuple(labels)))
     return tuple(out)
+
+
+def _text(token: Token | None) -> str | None:
+    return None if token is None else str(token)
 
 
 class DeclaredSupernet(SupernetMixin, nn.Module):
@@ -298,12 +313,7 @@ class DeclaredSupernet(SupernetMixin, nn.Module):
                         f"got {tuple(w.shape)}"
                     )
         arch: ArchRows = self.__dict__["_arch"]
-        arch.rows = {
-            label: w[i]
-            for w, labels in zip(ws, self.row_labels, strict=True)
-            for i, label in enumerate(labels)
-        }
-        arch.sparse = sparse
+        arch.set(list(zip(ws, self.row_labels, strict=True)), sparse=sparse)
         return self.network(x)
 
     # --- the contract's discrete views --------------------------------------------------

@@ -34,6 +34,29 @@ DECISIONS = "decisions"
 STACK = "stack"
 
 
+#: Where a space keeps the options it was made with (:attr:`SearchSpace.space_options`).
+MADE_WITH = "_space_options"
+
+
+def _named_options(cls: type, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``args`` and ``kwargs`` of ``cls(...)`` by name (positional ones by the names its
+    ``__init__`` gives them), less the run context's fields it declares."""
+    import inspect
+
+    from nasforge.kernel.context_fields import declared_fields
+
+    named = dict(kwargs)
+    if args:
+        try:
+            params = list(inspect.signature(cls.__init__).parameters.values())[1:]  # type: ignore[misc]
+        except (TypeError, ValueError):
+            params = []
+        positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        named = dict(zip(positional, args, strict=False)) | named
+    fields = declared_fields(cls)
+    return {k: v for k, v in named.items() if k not in fields}
+
+
 @runtime_checkable
 class NetworkFactory(Protocol):
     """Builds the stand-alone network of one genotype at a time, fast, for sweeps that
@@ -58,6 +81,20 @@ class SearchSpace(abc.ABC):
     #: Keyword options :meth:`build` takes, declared by spaces whose ``build`` takes
     #: ``**cfg``; None reads them from its signature (see ``build_option_names``).
     build_options: ClassVar[frozenset[str] | None] = None
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> SearchSpace:
+        # the options the space is made with, kept so that a run or a genotype file can name
+        # them (a copy or an unpickled space has its state, and with them these, restored)
+        self = super().__new__(cls)
+        self.__dict__[MADE_WITH] = _named_options(cls, args, kwargs)
+        return self
+
+    @property
+    def space_options(self) -> dict[str, Any]:
+        """The options this space was made with, by name (``CnnFamily(depths=[1, 2])``:
+        ``{"depths": [1, 2]}``), less the run context's fields: what makes the same space
+        again with ``type(space)(**space.space_options)``."""
+        return dict(self.__dict__.get(MADE_WITH, {}))
 
     # --- identity -------------------------------------------------------------------
     def genotype(self, choices: Sequence[str | int]) -> Genotype:

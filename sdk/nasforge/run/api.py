@@ -9,6 +9,7 @@ fails in one line saying so.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import re
@@ -25,7 +26,7 @@ from nasforge.kernel.objectives import Constraint
 from nasforge.kernel.outcome import SearchOutcome
 from nasforge.kernel.registry import Registry, get_registry
 from nasforge.kernel.result import Objective
-from nasforge.kernel.search_space import SearchSpace
+from nasforge.kernel.search_space import MADE_WITH, SearchSpace
 from nasforge.kernel.space_source import canonical, check_source, is_source, reference_of
 from nasforge.run import defaults
 from nasforge.run.budget import Budget
@@ -65,11 +66,13 @@ def space_name(
     cls = space if isinstance(space, type) else type(space)
     if not (isinstance(cls, type) and issubclass(cls, SearchSpace)):
         raise NasforgeError(f"space must be a name, a search space class or object, got {show(space)}")
-    if not isinstance(space, type) and not _same_object(space, cls, options):
-        raise NasforgeError(
-            f"space object {space!r} differs from {cls.__name__}(**space_options); a run rebuilds its "
-            "space, so pass the class and its options as space_options"
-        )
+    if not isinstance(space, type):
+        options = options or space.space_options  # an object stands for its class and its options
+        if not _same_object(space, cls, options):
+            raise NasforgeError(
+                f"space object {space!r} differs from {cls.__name__}(**space_options); a run rebuilds "
+                "its space, so pass the class and its options as space_options"
+            )
     named = getattr(cls, "name", None)
     if isinstance(named, str) and registry.has("space", named) and registry.get("space", named) is cls:
         return named, options
@@ -79,9 +82,19 @@ def space_name(
 def _same_object(space: SearchSpace, cls: type, options: dict[str, Any]) -> bool:
     try:
         fresh = cls(**options)
-        return bool(vars(fresh) == vars(space))
+        return bool(_state(fresh) == _state(space))
     except Exception:
         return False
+
+
+def _state(space: SearchSpace) -> dict[str, Any]:
+    """A space's state, less how its options were spelt (``CnnFamily((1, 2))`` is
+    ``CnnFamily(depths=(1, 2))``, and a default given is a default) and what it computed
+    and cached (a declaration read)."""
+    cached = {
+        k for k in dir(type(space)) if isinstance(getattr(type(space), k, None), functools.cached_property)
+    }
+    return {k: v for k, v in vars(space).items() if k != MADE_WITH and k not in cached}
 
 
 def build_spec(

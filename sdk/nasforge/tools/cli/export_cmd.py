@@ -188,6 +188,7 @@ class _TrainingBar:
 
 
 def inspect(
+    ctx: typer.Context,
     path: Annotated[
         Path,
         typer.Argument(
@@ -196,6 +197,15 @@ def inspect(
         ),
     ],
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON to stdout.")] = False,
+    space: Annotated[
+        str | None,
+        typer.Option(
+            help="Of a genotype file only: read it with this space (a name, PATH.py:NAME or "
+            "package.module:NAME), made with the options the file records, and show its text as "
+            "the space writes it (a file written without its space, or whose space file moved). "
+            "Runs, exports and models name their own space."
+        ),
+    ] = None,
 ) -> None:
     """Describe a nasforge genotype file, ONNX model, weights file, run directory or export.
 
@@ -206,7 +216,8 @@ def inspect(
     """
     from nasforge.tools.export import inspect_file
 
-    info = inspect_file(path)
+    registry = command_registry(ctx) if space is not None else None
+    info = inspect_file(path, space=space, registry=registry)
     if json_out:
         print_json(info)
         return

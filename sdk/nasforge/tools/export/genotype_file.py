@@ -2,7 +2,9 @@
 
 safetensors gives a file format that cannot execute code on load (unlike pickle) and a
 string metadata header, which carries the space, its version, its op names and the
-canonical text, so a file explains itself to ``nasforge inspect`` without any plugin.
+canonical text, so a file explains itself to ``nasforge inspect`` without any plugin; and
+the options its space was made with and, for a space named by its file, that file, so
+``export``, ``train`` and ``inspect --space`` make the same space from the file alone.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -51,7 +54,35 @@ def write_genotype(g: Genotype, path: Path, space: SearchSpace | None = None) ->
         source = loaded_source(type(space))
         if source is not None:  # a space named by its file: the file finds it again
             meta["space_source"] = source
+        options = _options_text(space)
+        if options is not None:  # made with options: the file makes the same space again
+            meta["space_options"] = options
     save_file(tensors, str(path), metadata=meta)
+
+
+def _options_text(space: SearchSpace) -> str | None:
+    """The options ``space`` was made with, as JSON; None without any (or with one JSON
+    cannot hold, which a reader could not give back)."""
+    options = space.space_options
+    if not options:
+        return None
+    try:
+        return json.dumps(options, sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError):
+        return None
+
+
+def read_space_options(meta: dict[str, str], path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The options of the space a genotype file was written from (empty when it records none)."""
+    if "space_options" not in meta:
+        return {}
+    try:
+        options = json.loads(meta["space_options"])
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise ExportError(f"{path}: space_options metadata is not JSON ({first_line(exc)})") from exc
+    if not isinstance(options, dict):
+        raise ExportError(f"{path}: space_options metadata is not a JSON object")
+    return options
 
 
 def read_metadata(path: str | os.PathLike[str]) -> dict[str, str]:

@@ -17,12 +17,12 @@ from nasforge.kernel.genotype import Genotype, GenotypeJsonError
 from nasforge.kernel.objectives import SearchGoal
 from nasforge.kernel.registry import Registry, get_registry
 from nasforge.kernel.search_space import SearchSpace
-from nasforge.kernel.space_source import check_source
+from nasforge.kernel.space_source import check_source, is_source, split
 from nasforge.run.advice import worded
 from nasforge.run.goal_checks import goal_of_header
 from nasforge.run.journal_file import JournalReader
 from nasforge.run.spec import ExperimentSpec
-from nasforge.tools.export.genotype_file import load_genotype, read_metadata
+from nasforge.tools.export.genotype_file import load_genotype, read_metadata, read_space_options
 from nasforge.tools.export.path_probe import PathKind, probe_path
 
 #: How a Python caller and the command line name the settings these refusals mention.
@@ -68,13 +68,39 @@ def resolve_genotype(
         )
     if kind is PathKind.FILE or Path(source).suffix == ".safetensors":
         g = load_genotype(source)
-        space = registry.get("space", space_name or _named_in(source, g.space, registry))()
-        space.validate(g)
-        return space, g
+        return space_of_file(source, g, space_name, registry), g
     if space_name is None:
         raise worded(NasforgeError, "a genotype string needs {space}", space=SPACE_EXAMPLE)
     space = registry.get("space", space_name)()
     return space, space.parse(source)
+
+
+def space_of_file(path: str, g: Genotype, space_name: str | None, registry: Registry) -> SearchSpace:
+    """The space of the genotype ``g`` read from file ``path``: ``space_name`` if given, else
+    the one the file names; made with the options the file records where it is the file's
+    space, and checked to hold ``g``."""
+    name = space_name or _named_in(path, g.space, registry)
+    if space_name is None and is_source(name) and not Path(split(name)[0]).is_file():
+        raise worded(
+            NasforgeError,
+            f"the space of {path} was declared in {split(name)[0]}, which is not there; give "
+            "{space} where the file is now",
+            space=("space='PATH.py:NAME'", "--space PATH.py:NAME"),
+        )
+    cls = registry.get("space", name)
+    options = read_space_options(read_metadata(path), path) if getattr(cls, "name", None) == g.space else {}
+    try:
+        space: SearchSpace = cls(**options)
+    except NasforgeError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - whatever the space's constructor raises, one line
+        shown = ", ".join(f"{k}={v!r}" for k, v in options.items())
+        raise NasforgeError(
+            f"{path}: space '{name}' cannot be made with the options the file records ({shown}): "
+            f"{_first_line(exc)}"
+        ) from exc
+    space.validate(g)
+    return space
 
 
 def _named_in(path: str, name: str, registry: Registry) -> str:
@@ -139,7 +165,7 @@ def _from_run(
         raise JournalError(f"cannot read the journal of {run_dir}: {exc.strerror or exc}") from exc
     try:
         recorded = reader.header["space"]
-        if space_name is None and "source" in recorded:  # the space as the run made it, options too
+        if space_name is None and "spec" in reader.header:  # the space as the run made it, options too
             check_source(recorded, run_dir=run_dir)
             space = ExperimentSpec.from_json(reader.header["spec"]).build_space(registry)
         else:

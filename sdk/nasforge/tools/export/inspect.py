@@ -1,25 +1,43 @@
-"""Describe a nasforge file (genotype, ONNX model), ensemble export or run directory, without plugins."""
+"""Describe a nasforge file (genotype, ONNX model), ensemble export or run directory, without
+plugins (unless a genotype file is to be read with a space)."""
 
 from __future__ import annotations
 
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nasforge.kernel.errors import ExportError
 from nasforge.run.builtin_datasets.data_paths import is_link_loop
 from nasforge.run.journal_file import FILENAME as JOURNAL
 from nasforge.tools.export.bundle import ONNX_FILE
 from nasforge.tools.export.ensemble_export import MANIFEST, load_ensemble
-from nasforge.tools.export.genotype_file import load_genotype, read_metadata, read_op_names
+from nasforge.tools.export.genotype_file import (
+    load_genotype,
+    read_metadata,
+    read_op_names,
+    read_space_options,
+)
 from nasforge.tools.export.path_probe import PathKind, probe_path
 from nasforge.tools.export.trained_export import read_weights_metadata
 
+if TYPE_CHECKING:
+    from nasforge.kernel.registry import Registry
 
-def inspect_file(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """A JSON-able description; raises :class:`ExportError` for unknown or corrupt input."""
+
+def inspect_file(
+    path: str | os.PathLike[str], *, space: str | None = None, registry: Registry | None = None
+) -> dict[str, Any]:
+    """A JSON-able description; raises :class:`ExportError` for unknown or corrupt input.
+
+    ``space`` (a registered name, ``PATH.py:NAME`` or ``package.module:NAME``) reads a
+    genotype file with that space, made with the options the file records: its text as the
+    space writes it, for a file written without one or whose space's file has moved since.
+    Everything else records what it is, and is refused with a space."""
     path = Path(path)
+    if space is not None:
+        return _inspect_with_space(path, space, registry)
     kind = probe_path(path)
     if kind is PathKind.DIRECTORY:
         if (path / MANIFEST).is_file() and not (path / JOURNAL).exists():
@@ -46,18 +64,50 @@ def inspect_file(path: str | os.PathLike[str]) -> dict[str, Any]:
         weights = read_weights_metadata(path)
         if weights is not None:
             return _inspect_weights(path, weights)
-        meta = read_metadata(path)
-        g = load_genotype(path)
-        return {
-            "kind": "genotype",
-            "path": str(path),
-            "space": g.space,
-            "version": g.version,
-            "choices": list(g.choices),
-            "text": meta.get("text"),
-            "op_names": read_op_names(meta, path),
-        }
+        return _inspect_genotype(path)
     raise ExportError(f"{path}: not a nasforge file")
+
+
+def _inspect_genotype(path: Path) -> dict[str, Any]:
+    meta = read_metadata(path)
+    g = load_genotype(path)
+    info: dict[str, Any] = {
+        "kind": "genotype",
+        "path": str(path),
+        "space": g.space,
+        "version": g.version,
+        "choices": list(g.choices),
+        "text": meta.get("text"),
+        "op_names": read_op_names(meta, path),
+    }
+    options = read_space_options(meta, path)
+    if options:  # the space was made with options: export and train make it so again
+        info["space_options"] = options
+    if meta.get("space_source"):
+        info["space_source"] = meta["space_source"]
+    return info
+
+
+def _inspect_with_space(path: Path, space: str, registry: Registry | None) -> dict[str, Any]:
+    """A genotype file read with ``space`` (see :func:`inspect_file`)."""
+    from nasforge.kernel.registry import get_registry
+    from nasforge.run.advice import worded
+    from nasforge.tools.export.genotype_source import space_of_file
+
+    kind = probe_path(path)
+    if kind is PathKind.MISSING:
+        raise ExportError(f"no such file: {path}")
+    if kind is not PathKind.FILE or path.suffix == ".onnx" or path.name == MANIFEST:
+        raise worded(
+            ExportError,
+            f"{{space}} reads a genotype file; {path} is none (a run, an export or a model names "
+            "its own space)",
+            space=("space=", "--space"),
+        )
+    info = _inspect_genotype(path)  # any other file is refused here, in one line
+    g = load_genotype(path)
+    found = space_of_file(str(path), g, space, registry if registry is not None else get_registry())
+    return {**info, "text": found.format(g), "read_with": space}
 
 
 def _inspect_onnx(path: Path) -> dict[str, Any]:

@@ -34,13 +34,19 @@ def check_out_path(out: str | os.PathLike[str]) -> Path:
 
 
 def write_report(
-    run_dir: str | os.PathLike[str], out: str | os.PathLike[str], *, registry: Registry | None = None
+    run_dir: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    registry: Registry | None = None,
+    space: str | None = None,
 ) -> RunView:
     """Write the report of the run in ``run_dir`` to ``out`` (an .html file); returns what
-    it showed."""
+    it showed. ``space`` (``PATH.py:NAME`` or ``package.module:NAME``) is the run's space
+    where the file it recorded has moved: made with the run's space options, it writes the
+    genotypes."""
     path = check_out_path(out)
     registry = registry if registry is not None else get_registry()
-    view = read_run(run_dir, registry)
+    view = read_run(run_dir, registry, space=space)
     if not view.rows:
         raise NasforgeError(f"the run in {view.run_dir} has no trials yet: nothing to report")
     shown: list[Figure] = [

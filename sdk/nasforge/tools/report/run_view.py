@@ -100,9 +100,10 @@ class RunView:
         return "" if self.chosen is None else _text(self.space, self.chosen)
 
 
-def read_run(run_dir: str | os.PathLike[str], registry: Registry) -> RunView:
+def read_run(run_dir: str | os.PathLike[str], registry: Registry, *, space: str | None = None) -> RunView:
     """The view of the run in ``run_dir``; a missing directory or one that holds no
-    nasforge run is one :class:`NasforgeError` line."""
+    nasforge run is one :class:`NasforgeError` line. ``space`` stands for the space the run
+    recorded (its file moved): made with the run's options, it writes the genotypes."""
     path = Path(run_dir)
     if not path.exists():
         raise NasforgeError(f"no run directory at {path}")
@@ -117,7 +118,7 @@ def read_run(run_dir: str | os.PathLike[str], registry: Registry) -> RunView:
     goal = goal_of_header(header) or _goal_from_results(reader.trials)
     if goal is None:
         raise JournalError(f"{reader.path}: the run names no objective and its trials carry none")
-    space, note = _space_of(spec, registry)
+    found, note = _space_of(spec, registry) if space is None else (_space_given(spec, registry, space), "")
     end = reader.end or {}
     fidelity, full = _fidelity(header, reader.trials, registry)
     full_trials = [t for t in reader.trials if at_full(t, full)] or reader.trials
@@ -125,7 +126,7 @@ def read_run(run_dir: str | os.PathLike[str], registry: Registry) -> RunView:
     front = goal.front(full_trials) if goal.multi_objective else ()
     front_ids = {t.index for t in front}
     rows = tuple(
-        TrialRow(t, _text(space, t.genotype), _status(t, goal, best, front_ids)) for t in reader.trials
+        TrialRow(t, _text(found, t.genotype), _status(t, goal, best, front_ids)) for t in reader.trials
     )
     stopped = end.get("stopped") if isinstance(end.get("stopped"), dict) else None
     chosen = best.genotype if best is not None else None
@@ -145,7 +146,7 @@ def read_run(run_dir: str | os.PathLike[str], registry: Registry) -> RunView:
         front=front,
         finished=reader.end is not None,
         stopped=stopped,
-        space=space,
+        space=found,
         space_note=note,
         clock=_clock(spec, registry),
         chosen=chosen,
@@ -195,6 +196,14 @@ def _space_of(spec: dict[str, Any], registry: Registry) -> tuple[Any, str]:
     except NasforgeError as exc:
         logger.warning("report: cannot rebuild the run's space (%s); genotypes shown as choices", exc)
         return None, f"the run's space cannot be rebuilt here ({exc})"
+
+
+def _space_given(spec: dict[str, Any], registry: Registry, space: str) -> Any:
+    """The run's space made from ``space`` (with the run's options); what cannot be is one line."""
+    from nasforge.kernel.space_source import canonical, is_source
+
+    named = canonical(space) if is_source(space) else space
+    return ExperimentSpec.from_json({**spec, "space": named}).build_space(registry)
 
 
 def _clock(spec: dict[str, Any], registry: Registry) -> str:
