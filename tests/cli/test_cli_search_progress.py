@@ -122,3 +122,18 @@ def test_slow_data_loading_is_said_and_a_quick_refusal_stays_one_line(cli, tmp_p
         *argv, "--evaluator", "short-train", "--train-data", tmp_path / "bad.npz", "--run-dir", tmp_path / "x"
     )
     refused.assert_one_line_error("the file is empty")
+
+
+def test_a_one_shot_strategys_bad_option_is_refused_before_its_data_loads(cli, tmp_path, monkeypatch) -> None:
+    """Was the run directory's line and the slow load's, then the refusal: the strategy
+    (which takes no data when built) is built, and its options checked, first."""
+    from nasforge.run import run_data as training_data
+
+    loaded: list[object] = []
+    monkeypatch.setattr(training_data, "load_dataset", lambda *a, **k: loaded.append(a))
+    for strategy, option in (("darts", "nosuch=3"), ("darts", "epochs=-1"), ("simplex", "nosuch=3")):
+        space = "nb201" if strategy == "darts" else "act-mlp"
+        argv = ["search", "--space", space, "--strategy", strategy, "--train-data", "mnist1d", "-o", option]
+        refused = cli(*argv, "--run-dir", tmp_path / strategy)
+        refused.assert_one_line_error(f"strategy '{strategy}'", option.split("=")[0])
+        assert not loaded and not (tmp_path / strategy).exists()

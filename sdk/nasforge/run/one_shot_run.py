@@ -104,6 +104,18 @@ def run_one_shot(
         raise NasforgeError(f"strategy '{spec.strategy}' is ask/tell; run it with an evaluator and a budget")
     cls = one_shot_strategy(registry, spec.strategy)
     space.require(cls.requires, by=f"strategy '{cls.name}'")
+    strategy_options = dict(spec.strategy_options)
+    has_bar = "progress" in context_fields_of("strategy", cls)
+
+    def build_strategy(data: TensorData | None) -> OneShotStrategy:
+        context = spec.context(registry, data=data, progress=progress)
+        plugin = registry.origin("strategy", spec.strategy)
+        return build_component("strategy", cls, context, strategy_options, plugin=plugin)
+
+    # a strategy that takes no data when built is built first: its options are refused
+    # before the data loads (which says it is loading when it takes a while)
+    takes_data = "data" in context_fields_of("strategy", cls)
+    early = None if takes_data else build_strategy(None)
     data = spec.load_train_data(registry, given=data)
     if data is None:
         raise NasforgeError(
@@ -114,12 +126,7 @@ def run_one_shot(
         shared = data if spec.evaluator_uses_train_data(registry) else None
         evaluator = spec.build_evaluator(registry, space, data=shared)
         evaluator.preflight()
-    strategy_options = dict(spec.strategy_options)
-    has_bar = "progress" in context_fields_of("strategy", cls)
-    context = spec.context(registry, data=data, progress=progress)
-    strategy = build_component(
-        "strategy", cls, context, strategy_options, plugin=registry.origin("strategy", spec.strategy)
-    )
+    strategy = early if early is not None else build_strategy(data)
     if console is not None and hasattr(strategy, "console"):
         strategy.console = console
     preflight = getattr(space, "preflight_supernet", None)
