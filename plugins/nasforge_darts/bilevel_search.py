@@ -23,6 +23,7 @@ from rich.console import Console
 from nasforge.kernel.datasets import TensorData, network_options
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.one_shot import OneShotStrategy
+from nasforge.kernel.option_types import config_from_options
 from nasforge.kernel.outcome import SearchOutcome
 from nasforge.kernel.registry import Registry
 from nasforge.kernel.result import Result, Trial
@@ -78,7 +79,7 @@ class BilevelSearch(OneShotStrategy):
         dataset named in ``fit`` (default: the process-wide one)."""
         super().__init__(seed=int(seed), progress=progress, registry=registry, console=console)
         base = config if config is not None else self.default_config()
-        self.config = attrs.evolve(base, **options) if options else base
+        self.config = config_from_options(type(base), options, owner=self.name, base=base)
         self.device(self.config.device)  # "cuda" without CUDA fails now, in one line
 
     def default_config(self) -> BilevelConfig:

@@ -80,6 +80,8 @@ class RayExecutor(Executor):
         if self.address is not None:
             use_cluster_token()  # before Ray is imported: it reads the mode once, on import
         self.ray = require("ray", extra="ray", feature="the Ray executor")
+        if self.address is None and not self.ray.is_initialized():
+            check_local_gpus(float(trial_gpus))  # a local instance has this machine's GPUs only
         self.workers = workers
         self.retries = retries
         self.trial_cpus, self.trial_gpus = float(trial_cpus), float(trial_gpus)
@@ -199,6 +201,22 @@ def check_resources(trial_cpus: float, trial_gpus: float) -> None:
         raise OptionError(f"trial CPUs must be > 0, got {float(trial_cpus):g}")
     if not float(trial_gpus) >= 0:
         raise OptionError(f"trial GPUs must be >= 0, got {float(trial_gpus):g}")
+
+
+def check_local_gpus(trial_gpus: float) -> None:
+    """Refuse GPUs per trial that this machine does not have, before a local Ray instance
+    starts (it would start, log its own lines, and only then find the trial unplaceable).
+    The GPUs counted are torch's, which every trial computes with."""
+    if trial_gpus <= 0:
+        return
+    import torch
+
+    have = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    if trial_gpus > have:
+        raise NasforgeError(
+            f"the Ray executor cannot place a trial: {trial_gpus:g} GPU per trial, this machine has {have} "
+            "(join a cluster that has them with --ray-address)"
+        )
 
 
 def check_reachable(address: str, timeout: float = CONNECT_TIMEOUT) -> None:

@@ -41,7 +41,7 @@ import attrs
 import numpy as np
 
 from nasforge import Genotype, Objective, Result, SearchSpace, Strategy
-from nasforge.kernel.datasets import TensorData
+from nasforge.kernel.datasets import TensorData, is_data_path
 from nasforge.kernel.errors import OptionError
 from nasforge.kernel.option_types import MAX_COUNT, check_option
 from nasforge.kernel.parallelism import Parallelism
@@ -142,6 +142,9 @@ class PreRank(Strategy):
         check_option("cost_metric", cost_metric, str | None)
         for name in (*self.settings.metrics, *([cost_metric] if cost_metric else [])):
             self.registry.get("metric", name)  # an unknown metric: one line now, not at the first ask
+        named = self.settings.data
+        if isinstance(named, str) and not is_data_path(named):
+            self.registry.get("dataset", named)  # so is an unknown dataset (a file is read when ranking)
         self.cost_metric = cost_metric
         self._top: list[Genotype] | None = None
         self.top_k, self.pool_size, self.cache = top_k, pool, cache

@@ -45,3 +45,13 @@ def test_resolve_device_refuses_what_is_no_usable_device(device) -> None:
 
 def test_resolve_device_keeps_the_cpu() -> None:
     assert resolve_device("cpu") == torch.device("cpu")
+    assert resolve_device("cpu:1") == torch.device("cpu"), "a CPU index names the one CPU"
+
+
+def test_score_on_an_indexed_cpu_scores_as_on_the_cpu(cli) -> None:
+    """Was a traceback: the metrics' device check compared a network on ``cpu`` with ``cpu:1``."""
+    argv = ("score", "--space", "nb201", "--no-cache", "--batch-size", "4", "-m", "snip", "--json")
+    tiny = ("--build-option", "C=4", "--build-option", "N=1", "--", CELL)
+    indexed = cli(*argv, "--device", "cpu:1", *tiny, ok=True).json()
+    plain = cli(*argv, "--device", "cpu", *tiny, ok=True).json()
+    assert indexed["rows"][0]["scores"]["snip"]["value"] == plain["rows"][0]["scores"]["snip"]["value"]

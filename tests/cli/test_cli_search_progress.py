@@ -122,3 +122,56 @@ def test_slow_data_loading_is_said_and_a_quick_refusal_stays_one_line(cli, tmp_p
         *argv, "--evaluator", "short-train", "--train-data", tmp_path / "bad.npz", "--run-dir", tmp_path / "x"
     )
     refused.assert_one_line_error("the file is empty")
+
+
+def test_a_one_shot_strategys_bad_option_is_refused_before_its_data_loads(cli, tmp_path, monkeypatch) -> None:
+    """Was the run directory's line and the slow load's, then the refusal: the strategy
+    (which takes no data when built) is built, and its options checked, first."""
+    from nasforge.run import run_data as training_data
+
+    loaded: list[object] = []
+    monkeypatch.setattr(training_data, "load_dataset", lambda *a, **k: loaded.append(a))
+    for strategy, option in (("darts", "nosuch=3"), ("darts", "epochs=-1"), ("simplex", "nosuch=3")):
+        space = "nb201" if strategy == "darts" else "act-mlp"
+        argv = ["search", "--space", space, "--strategy", strategy, "--train-data", "mnist1d", "-o", option]
+        refused = cli(*argv, "--run-dir", tmp_path / strategy)
+        refused.assert_one_line_error(f"strategy '{strategy}'", option.split("=")[0])
+        assert not loaded and not (tmp_path / strategy).exists()
+
+
+def test_what_a_search_said_while_it_set_up_is_dropped_with_a_refusal(cli, tmp_path, monkeypatch) -> None:
+    """A slow load says so, and then the evaluator refuses an option: the refusal is the one
+    line (it was preceded by the run directory's line and the load's); a run that starts
+    shows both, in order, before its own lines."""
+    import time
+
+    from nasforge.run import run_data as training_data
+
+    real = training_data.load_dataset
+
+    def slow(*args, **kwargs):
+        time.sleep(0.5)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(training_data, "SAY_LOADING_AFTER", 0.05)
+    monkeypatch.setattr(training_data, "load_dataset", slow)
+    argv = ["search", "--space", "toy", "--strategy", "random", "--evaluator", "short-train"]
+    argv += ["--train-data", _npz(tmp_path), "--budget-trials", "1"]
+    refused = cli(*argv, "--evaluator-option", "epochs=0", "--run-dir", tmp_path / "x")
+    refused.assert_one_line_error("short-train needs epochs >= 1")
+    no_evaluator = [a for a in argv if a not in ("--evaluator", "short-train")]
+    advised = cli(
+        *no_evaluator, "-o", "nosuch=1", "--run-dir", tmp_path / "y"
+    )  # the default's advice held too
+    advised.assert_one_line_error("strategy 'random' does not accept option 'nosuch'")
+    run = cli(*argv, "--evaluator-option", "epochs=1", "--run-dir", tmp_path / "r", ok=True)
+    lines = run.err.splitlines()
+    assert "journaling to" in lines[0] and "loading the training data" in lines[1], lines[:3]
+
+
+def test_a_supernet_option_the_space_refuses_is_refused_before_the_run_starts(cli, tmp_path) -> None:
+    """Was refused when the strategy built its supernet, after the run's start lines."""
+    argv = ["search", "--space", "nb201", "--strategy", "darts", "--train-data", "digits"]
+    refused = cli(*argv, "-o", 'supernet={"nosuch": 1}', "--run-dir", tmp_path / "r")
+    refused.assert_one_line_error("nb201 supernet does not accept option 'nosuch'")
+    assert not (tmp_path / "r").exists()

@@ -3,20 +3,27 @@ for a third of its genotypes (:mod:`tests.core.fragile_plugin`).
 
 A search goes on past them, and its summary, stderr, ``inspect``, ``--json`` and the report
 say how many failed and which first, with the error; ``score`` scores every other network,
-names each that could not be built, and exits 1.
+names each that could not be built, and exits 1, on the default path and on the pipelined
+one a GPU runs (forced on here, on the CPU: a builder thread, a process pool, stacks).
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
+import torch
 
 from nasforge import api
+from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.registry import load_registry
 from nasforge.run.trial_failures import FAILURES_KEY
+from nasforge.tools.scoring import sample_genotypes, score_genotypes
+from nasforge_nb201.space import NB201Space
 from tests.core import fragile_plugin
 
 SEARCH = (
@@ -89,3 +96,72 @@ def test_score_in_python_keeps_the_failures_apart() -> None:
     (failed,) = scores.failed()
     assert failed["text"] == texts[1]
     assert math.isfinite(scores.table.values("params")[0]) and math.isnan(scores.table.values("params")[1])
+
+
+# --- the pipelined sweep (a GPU's path; forced on here, on the CPU) ----------------------------
+def test_the_pipeline_scores_every_network_it_can_as_the_default_path_does() -> None:
+    registry = load_registry(extra_plugins=[fragile_plugin])
+    space = registry.space("fragile")
+    genotypes = list(space.enumerate())
+    settings: dict[str, Any] = {"batch_size": 8, "registry": registry}
+    plain = score_genotypes(space, genotypes, ["params", "synflow"], pipeline=False, **settings)
+    piped = score_genotypes(space, genotypes, ["params", "synflow"], pipeline=True, **settings)
+    assert plain.unbuilt() == piped.unbuilt() and len(piped.unbuilt()) == 27
+    for metric in ("params", "synflow"):
+        assert np.array_equal(plain.values(metric), piped.values(metric), equal_nan=True), metric
+    flagged = [s.unbuilt for s in piped.column("params")]
+    assert flagged == [_broken(space.format(g)) for g in genotypes]
+
+
+def test_the_pipeline_built_by_a_process_pool_goes_on_past_failures() -> None:
+    registry = load_registry(extra_plugins=[fragile_plugin])
+    space = registry.space("fragile")
+    # the broken ones first: the slot is sized by the first network that builds
+    genotypes = sorted(space.enumerate(), key=lambda g: not _broken(space.format(g)))
+    piped = score_genotypes(
+        space, genotypes, ["params"], pipeline=True, executor="process", workers=2, registry=registry
+    )
+    failed = [space.format(genotypes[i]) for i, _ in piped.unbuilt()]
+    assert failed == [space.format(g) for g in genotypes if _broken(space.format(g))] and failed
+    built = [v for v, s in zip(piped.values("params"), piped.column("params"), strict=True) if not s.unbuilt]
+    assert len(built) == len(genotypes) - len(failed) and all(math.isfinite(v) for v in built)
+
+
+def test_score_on_the_pipeline_lists_the_failed_and_exits_1(
+    fragile_cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    piped = functools.partial(score_genotypes, pipeline=True)
+    monkeypatch.setattr("nasforge.tools.scoring.api.score_genotypes", piped)
+    run = fragile_cli("score", "--space", "fragile", "--all", "-m", "params", "--json", "--no-cache")
+    assert run.code == 1, run.err
+    failed = run.json()["failed"]
+    assert len(failed) == 27 and all("its first slot cannot be skip" in f["error"] for f in failed)
+    lines = [line for line in run.err.splitlines() if line.strip()]
+    assert lines[-1].startswith("27 of 81 networks could not be built")
+
+
+class _FragileCells(NB201Space):
+    """NAS-Bench-201 cells whose first edge is ``none`` do not build (a stacked sweep's case)."""
+
+    def build(self, g: Genotype, **cfg: object) -> Any:
+        if g.choices[0] == "none":
+            raise RuntimeError("no network with an empty first edge")
+        return super().build(g, **cfg)
+
+    def network_factory(self, **cfg: object) -> Any:
+        return None  # the seeded rebuild, through build above
+
+
+def test_a_stacked_pipeline_flags_the_networks_it_cannot_build() -> None:
+    torch.set_num_threads(1)
+    space = _FragileCells()
+    genotypes = sample_genotypes(space, 12, seed=5)
+    broken = [g.choices[0] == "none" for g in genotypes]
+    assert any(broken) and not all(broken)
+    settings: dict[str, Any] = {"batch_size": 4, "build": {"C": 4, "N": 1}, "cache": None}
+    plain = score_genotypes(space, genotypes, ["synflow"], pipeline=False, **settings)
+    stacked = score_genotypes(space, genotypes, ["synflow"], pipeline=True, stack=4, **settings)
+    assert [s.unbuilt for s in stacked.column("synflow")] == broken
+    assert plain.unbuilt() == stacked.unbuilt()
+    for x, y, bad in zip(plain.values("synflow"), stacked.values("synflow"), broken, strict=True):
+        assert math.isnan(y) if bad else abs(x - y) <= 1e-4 * max(abs(x), abs(y))

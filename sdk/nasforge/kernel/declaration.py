@@ -52,11 +52,6 @@ class Declaration:
     def labels(self) -> tuple[str, ...]:
         return tuple(c.label for c in self.choices)
 
-    @cached_property
-    def conditional(self) -> bool:
-        """Whether some choice exists only under a condition."""
-        return any(c.condition is not None for c in self.choices)
-
     # --- presence -----------------------------------------------------------------------
     def present(self, values: Sequence[Token]) -> list[bool]:
         """For each choice, whether it exists in the network ``values`` describe."""

@@ -79,11 +79,6 @@ def option_parameters(declare: Callable[..., Any]) -> list[inspect.Parameter]:
     ]
 
 
-def network_options_of(declare: Callable[..., Any]) -> frozenset[str]:
-    """The names of a ``declare(self, c, **options)`` method's keyword options."""
-    return frozenset(p.name for p in option_parameters(declare))
-
-
 def _with_options(
     fn: Callable[..., Any], head: list[str], options: list[inspect.Parameter]
 ) -> Callable[..., Any]:
@@ -264,4 +259,4 @@ def declared_space(
     return wrap
 
 
-__all__ = ["DeclaredSpace", "declared_space", "kebab", "network_options_of"]
+__all__ = ["DeclaredSpace", "declared_space", "kebab"]

@@ -20,7 +20,8 @@ SUPPORTED_TYPES = ("cpu", "cuda")
 
 
 def resolve_device(device: str | torch.device | None) -> torch.device:
-    """``None``/"auto" -> CUDA when available, else CPU; anything else as given.
+    """``None``/"auto" -> CUDA when available, else CPU; anything else as given (a CPU
+    with an index, ``cpu:1``, is the one CPU device: torch places every CPU tensor there).
 
     An explicit device that is malformed, unsupported or not available fails here, with a
     clear message (:class:`DeviceError`), rather than deep inside a kernel.
@@ -33,6 +34,8 @@ def resolve_device(device: str | torch.device | None) -> torch.device:
         raise DeviceError(f"'{device}' is not a device (use cpu, cuda or cuda:N)") from exc
     if dev.type not in SUPPORTED_TYPES:
         raise DeviceError(f"device '{device}' is not supported (use cpu, cuda or cuda:N)")
+    if dev.type == "cpu":
+        return torch.device("cpu")
     if dev.type == "cuda":
         if not torch.cuda.is_available():
             raise DeviceError(f"device '{device}' requested but CUDA is not available")

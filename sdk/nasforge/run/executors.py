@@ -129,11 +129,6 @@ def flag_owners(registry: Any) -> dict[str, tuple[str, str]]:
     }
 
 
-def keyword_of(flag: str) -> str:
-    """The Python keyword of a flag (``--cluster-address`` -> ``cluster_address``)."""
-    return flag.lstrip("-").replace("-", "_")
-
-
 class InProcessExecutor(Executor):
     """The default: one evaluation at a time in this process.
 

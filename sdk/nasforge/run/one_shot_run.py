@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
+import torch
 from rich.console import Console
 
 from nasforge.kernel.datasets import TensorData, network_options
@@ -104,6 +105,18 @@ def run_one_shot(
         raise NasforgeError(f"strategy '{spec.strategy}' is ask/tell; run it with an evaluator and a budget")
     cls = one_shot_strategy(registry, spec.strategy)
     space.require(cls.requires, by=f"strategy '{cls.name}'")
+    strategy_options = dict(spec.strategy_options)
+    has_bar = "progress" in context_fields_of("strategy", cls)
+
+    def build_strategy(data: TensorData | None) -> OneShotStrategy:
+        context = spec.context(registry, data=data, progress=progress)
+        plugin = registry.origin("strategy", spec.strategy)
+        return build_component("strategy", cls, context, strategy_options, plugin=plugin)
+
+    # a strategy that takes no data when built is built first: its options are refused
+    # before the data loads (which says it is loading when it takes a while)
+    takes_data = "data" in context_fields_of("strategy", cls)
+    early = None if takes_data else build_strategy(None)
     data = spec.load_train_data(registry, given=data)
     if data is None:
         raise NasforgeError(
@@ -114,19 +127,11 @@ def run_one_shot(
         shared = data if spec.evaluator_uses_train_data(registry) else None
         evaluator = spec.build_evaluator(registry, space, data=shared)
         evaluator.preflight()
-    strategy_options = dict(spec.strategy_options)
-    has_bar = "progress" in context_fields_of("strategy", cls)
-    context = spec.context(registry, data=data, progress=progress)
-    strategy = build_component(
-        "strategy", cls, context, strategy_options, plugin=registry.origin("strategy", spec.strategy)
-    )
+    strategy = early if early is not None else build_strategy(data)
     if console is not None and hasattr(strategy, "console"):
         strategy.console = console
-    preflight = getattr(space, "preflight_supernet", None)
-    if preflight is not None and SUPERNET in cls.requires:  # tried on one example before anything is written
-        options = network_options(data.input_shape, data.num_classes, accepted=supernet_option_names(space))
-        supernet = strategy_options.get("supernet")
-        preflight(data.input_shape, {**options, **(supernet if isinstance(supernet, dict) else {})})
+    if SUPERNET in cls.requires:  # tried before anything is written
+        _preflight_supernet(space, data, strategy_options.get("supernet"))
     search = OneShotSearch(
         spec, space, Path(run_dir) if run_dir is not None else None, registry, strategy, data, evaluator
     )
@@ -181,6 +186,25 @@ def run_one_shot(
     log_end(what, outcome, seconds, run_dir=search.run_dir)
     events.search_end(search, outcome)
     return OneShotRun(outcome, space, data, evaluation, search.run_dir, seconds, events.plugin_faults)
+
+
+def _preflight_supernet(space: SearchSpace, data: TensorData, given: Any) -> None:
+    """The supernet the strategy will build, tried before the run starts: a declared space
+    runs it on one example; any other is built on the meta device (no memory, no random
+    draws) when the user gave supernet options, so an option it refuses is refused now."""
+    options = network_options(data.input_shape, data.num_classes, accepted=supernet_option_names(space))
+    options.update(given if isinstance(given, dict) else {})
+    preflight = getattr(space, "preflight_supernet", None)
+    if preflight is not None:
+        preflight(data.input_shape, options)
+    elif isinstance(given, dict) and given:
+        try:
+            with torch.device("meta"):
+                space.supernet(**options)
+        except NasforgeError:
+            raise
+        except Exception:  # noqa: BLE001 - the meta device's own limits: the real build decides
+            pass
 
 
 def _start_journal(

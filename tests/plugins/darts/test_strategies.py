@@ -11,7 +11,7 @@ import torch
 
 from nasforge import OneShotStrategy, SearchOutcome, get_registry
 from nasforge.kernel.datasets import TensorData
-from nasforge.kernel.errors import CapabilityError
+from nasforge.kernel.errors import CapabilityError, OptionError
 from nasforge.run.builtin_datasets import load_digits
 from nasforge_darts.darts_strategy import DartsConfig, DartsStrategy
 from nasforge_darts.prdarts_config import prdarts_config
@@ -75,7 +75,7 @@ def test_options_override_presets_and_are_validated() -> None:
         PRDartsStrategy(tau_max=0.05)  # below tau_min
     with pytest.raises(ValueError):
         DartsConfig(order=3)
-    with pytest.raises(TypeError):
+    with pytest.raises(OptionError, match=r"darts does not accept option\(s\) \['learning_rate'\]"):
         DartsStrategy(learning_rate=0.1)
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 from nasforge import api
@@ -69,3 +72,50 @@ def test_trial_resources_are_refused_before_ray_starts() -> None:
             build_executor(RayExecutor, 1, ExecutorOptions(options=options), get_registry())
     with pytest.raises(NasforgeError, match="executor 'ray' has no option 'adress'"):
         build_executor(RayExecutor, 1, ExecutorOptions(options={"adress": "x"}), get_registry())
+
+
+def test_gpus_this_machine_lacks_are_refused_before_a_local_instance_starts(
+    monkeypatch: pytest.MonkeyPatch, cli: Any, tmp_path: Path
+) -> None:
+    """Was Ray's own log lines (a token warning, "Started a local Ray instance"), then the
+    refusal: the GPUs are counted before Ray starts."""
+    import ray
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    started: list[object] = []
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "init", lambda **kw: started.append(kw))
+    argv = ("--space", "toy", "--strategy", "random", "--evaluator", "toy", "--budget-trials", "2")
+    run = cli("search", *argv, "--executor", "ray", "--trial-gpus", "1", "--run-dir", tmp_path / "r")
+    run.assert_one_line_error("the Ray executor cannot place a trial: 1 GPU per trial, this machine has 0")
+    assert not started and not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (("--space", "nb201", "--evaluator", "nosuch"), "unknown evaluator 'nosuch'"),
+        (("--space", "nb201", "--dataset", "nosuch"), "unknown nb201 dataset 'nosuch'"),
+        (
+            (
+                "--space",
+                "act-mlp",
+            ),
+            "evaluator 'nb201-table' works on space 'nb201', not 'act-mlp'",
+        ),
+    ],
+)
+def test_correlate_refuses_its_evaluator_before_ray_starts(
+    monkeypatch: pytest.MonkeyPatch, cli: Any, argv: tuple[str, ...], needle: str
+) -> None:
+    """Was Ray's own log lines, then the refusal: the evaluator is built before the executor."""
+    import ray
+
+    started: list[object] = []
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "init", lambda **kw: started.append(kw))
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    cli("correlate", *argv, "--sample", "3", "--executor", "ray").assert_one_line_error(needle)
+    assert not started

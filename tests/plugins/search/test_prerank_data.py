@@ -50,3 +50,13 @@ def test_score_data_names_other_data_from_the_command_line(cli: Any, tmp_path: P
     assert run.code == 0, run.err
     refused = cli("search", "--strategy", "prerank", "-o", "data=digits", "--budget-trials", "2")
     refused.assert_one_line_error("option 'data' is supplied by the run")
+
+
+def test_an_unknown_score_data_is_refused_before_the_run_starts(cli: Any, tmp_path: Path) -> None:
+    """Was refused at the first ask, after the run's start lines and its progress bar."""
+    refused = cli(
+        "search", "--strategy", "prerank", "--evaluator", "nb201-table", "-o", "score_data=nosuchdata",
+        "--budget-trials", "2", "--run-dir", tmp_path / "r",
+    )  # fmt: skip
+    refused.assert_one_line_error("unknown dataset 'nosuchdata'")
+    assert not (tmp_path / "r").exists()

@@ -16,6 +16,7 @@ import typer
 
 from nasforge.kernel.executor_contract import DEFAULT_RETRIES
 from nasforge.run.journal_file import JournalReader
+from nasforge.tools.cli import log_output
 from nasforge.tools.cli.common_options import command_registry
 from nasforge.tools.cli.options import parse_options
 from nasforge.tools.cli.output import err_console
@@ -111,45 +112,46 @@ def search(
     from nasforge.run.api import build_spec, run_spec  # torch loads here, not for --help
     from nasforge.tools.cli.search_report import check_plot
 
-    registry = command_registry(ctx)
-    spec = build_spec(
-        space,
-        strategy,
-        evaluator,
-        dataset=dataset,
-        train_data=train_data,
-        benchmark_dataset=benchmark_dataset,
-        device=device,
-        trials=budget_trials,
-        seconds=budget_seconds,
-        simulated_seconds=budget_sim_seconds,
-        seed=seed,
-        space_options=parse_options(space_option),
-        strategy_options=parse_options(option),
-        evaluator_options=parse_options(evaluator_option),
-        build_options=parse_options(build_option),
-        executor=executor,
-        workers=workers,
-        objectives=objective,
-        constraints=constraint,
-        stop=_stop_rules(stop_when, stop_after_seconds, stop_plateau),
-        registry=registry,
-    )
-    check_plot(plot, len(spec.objectives))
-    if run_dir is None:
-        run_dir = Path("runs") / f"{spec.space}-{spec.strategy}-s{seed}-{time.strftime('%Y%m%d-%H%M%S')}"
-    with run_directory_lines(run_dir):
-        run = run_spec(
-            spec,
-            run_dir=run_dir,
+    with log_output.held_until_the_run_starts():  # a refusal stays the one line
+        registry = command_registry(ctx)
+        spec = build_spec(
+            space,
+            strategy,
+            evaluator,
+            dataset=dataset,
+            train_data=train_data,
+            benchmark_dataset=benchmark_dataset,
+            device=device,
+            trials=budget_trials,
+            seconds=budget_seconds,
+            simulated_seconds=budget_sim_seconds,
+            seed=seed,
+            space_options=parse_options(space_option),
+            strategy_options=parse_options(option),
+            evaluator_options=parse_options(evaluator_option),
+            build_options=parse_options(build_option),
+            executor=executor,
+            workers=workers,
+            objectives=objective,
+            constraints=constraint,
+            stop=_stop_rules(stop_when, stop_after_seconds, stop_plateau),
             registry=registry,
-            progress=not quiet,
-            console=err_console,
-            asynchronous=asynchronous,
-            executor_options=parse_options(executor_option),
-            retries=retries,
-            defaulted=("strategy",) if strategy is None else (),  # the summary says it was the default
         )
+        check_plot(plot, len(spec.objectives))
+        if run_dir is None:
+            run_dir = Path("runs") / f"{spec.space}-{spec.strategy}-s{seed}-{time.strftime('%Y%m%d-%H%M%S')}"
+        with run_directory_lines(run_dir):
+            run = run_spec(
+                spec,
+                run_dir=run_dir,
+                registry=registry,
+                progress=not quiet,
+                console=err_console,
+                asynchronous=asynchronous,
+                executor_options=parse_options(executor_option),
+                retries=retries,
+                defaulted=("strategy",) if strategy is None else (),  # the summary says it was the default
+            )
     _report(run, export, build_option, json_out, fuse, plot)
 
 
@@ -172,17 +174,18 @@ def resume(
     from nasforge.tools.cli.search_report import check_plot
 
     registry = command_registry(ctx)
-    if plot is not None:
-        check_plot(plot, recorded_objectives(run_dir))
-    with run_directory_lines(run_dir, resumed=True):
-        run = resume_run(
-            run_dir,
-            registry=registry,
-            progress=not quiet,
-            console=err_console,
-            executor_options=parse_options(executor_option),
-            retries=retries,
-        )
+    with log_output.held_until_the_run_starts():  # a refusal stays the one line
+        if plot is not None:
+            check_plot(plot, recorded_objectives(run_dir))
+        with run_directory_lines(run_dir, resumed=True):
+            run = resume_run(
+                run_dir,
+                registry=registry,
+                progress=not quiet,
+                console=err_console,
+                executor_options=parse_options(executor_option),
+                retries=retries,
+            )
     _report(run, export, None, json_out, fuse, plot)
 
 

@@ -28,7 +28,7 @@ from nasforge.run.defaults import default_component
 from nasforge.tools.export.genotype_source import resolve_genotype
 from nasforge.tools.scoring.batch import check_labels
 from nasforge.tools.scoring.cache import default_cache_dir
-from nasforge.tools.scoring.correlate import CorrelationResult, sample_genotypes
+from nasforge.tools.scoring.correlate import CorrelationResult, judging_evaluator, sample_genotypes
 from nasforge.tools.scoring.correlate import correlate as correlate_with
 from nasforge.tools.scoring.parallel import SweepExecutor, make_sweep_executor
 from nasforge.tools.scoring.plot import plot_correlation, plot_format
@@ -218,12 +218,15 @@ def correlate(
     pool = whole_space_of(sp) if whole_space else None
     names = metric_names(metrics, with_baselines=True, registry=registry)
     build = dict(build_options or {})
+    # an unknown evaluator or dataset, or one that cannot serve the space: refused before
+    # an executor (a Ray instance) starts
+    judging = judging_evaluator(sp, judge, dataset, registry)
     runner = _sweep_runner(executor, workers, executor_options, registry, sp, build, device)
     with runner:
         result = correlate_with(
             sp,
             names,
-            judge,
+            judging,
             sample=sample if sample is not None else DEFAULT_SAMPLE,
             seed=seed,
             dataset=dataset,

@@ -96,9 +96,12 @@ def sample_genotypes(space: SearchSpace, n: int, *, seed: int = 0) -> list[Genot
     return list(seen)
 
 
-def _evaluator(
+def judging_evaluator(
     space: SearchSpace, evaluator: Evaluator | str, dataset: str | None, registry: Registry | None
 ) -> Evaluator:
+    """The evaluator a correlation judges ``space``'s genotypes by: ``evaluator`` itself, or
+    the registered one of that name built for ``space`` on ``dataset`` (refused in one line
+    when it cannot serve them)."""
     if isinstance(evaluator, Evaluator):
         return evaluator
     registry = registry if registry is not None else get_registry()
@@ -160,7 +163,7 @@ def correlate(
     instance or a registered name constructed with ``dataset``; names (evaluator,
     metrics, data) resolve through ``registry``, the process-wide default if None.
     """
-    ev = _evaluator(space, evaluator, dataset, registry)
+    ev = judging_evaluator(space, evaluator, dataset, registry)
     name = objective or ev.reported
     declared = ev.objectives.get(name)
     higher = declared.higher_is_better if declared is not None else True

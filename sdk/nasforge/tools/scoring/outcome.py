@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import attrs
+
+from nasforge.kernel.errors import NasforgeError, first_line
 
 
 @attrs.frozen
@@ -53,3 +56,17 @@ class MetricScore:
             seconds=float(data.get("seconds", 0.0)),
             error=data.get("error"),
         )
+
+
+def unbuilt_error(exc: BaseException) -> str:
+    """Why a network could not be built, in one line (text, so a builder process can hand
+    it back whatever the exception's class)."""
+    if isinstance(exc, NasforgeError):  # build_network's own words name the space and options
+        return first_line(exc)
+    return f"cannot build the network: {type(exc).__name__}: {first_line(exc)}"
+
+
+def unbuilt_scores(labels: Sequence[str], error: BaseException | str) -> dict[str, MetricScore]:
+    """The scores of a network that could not be built: each flagged with the build's error."""
+    text = error if isinstance(error, str) else unbuilt_error(error)
+    return {label: MetricScore(label, math.nan, error=text, unbuilt=True) for label in labels}

@@ -23,7 +23,9 @@ stacked in the order of their choices, so a stack's networks share the ops of th
 first edges and the stacked module computes fewer unused ops. A stack that runs out of
 device memory is split in halves (the size that fitted is kept for the next stacks); a
 metric that fails on a stack is scored network by network for it, so a bad network is
-flagged as it is in any sweep.
+flagged as it is in any sweep. A network that cannot be built is flagged with the build's
+error (:func:`~nasforge.tools.scoring.outcome.unbuilt_scores`) and the sweep goes on, as
+every runner's does.
 
 The cache is written in this process only, as every sweep's is. :class:`StageTimes`
 records where the time went (build, pack, wait, move, arrange, score, cache).
@@ -54,7 +56,7 @@ from nasforge.kernel.search_space import STACK, SearchSpace
 from nasforge.kernel.seeding import seeded_build
 from nasforge.tools.backends import is_out_of_memory
 from nasforge.tools.scoring.factories import thread_factory
-from nasforge.tools.scoring.outcome import MetricScore
+from nasforge.tools.scoring.outcome import MetricScore, unbuilt_error, unbuilt_scores
 from nasforge.tools.scoring.packing import Packing, load_views, pack_into, packing_of
 from nasforge.tools.scoring.scorer import metric_label, score_model
 from nasforge.tools.scoring.slots import SlotRing, SlotSpec, attach
@@ -143,6 +145,8 @@ class Built:
     inline: torch.Tensor | None
     build_seconds: float
     pack_seconds: float
+    #: Networks that could not be built, by their place in the slot: the build's error.
+    unbuilt: dict[int, str] = attrs.Factory(dict)
 
 
 _STACKS: dict[tuple[bytes, str, int], NetworkStack] = {}
@@ -168,18 +172,27 @@ def build_into_slot(job: BuildJob, task: BuildTask) -> Built:
     factory = thread_factory(job.space, job.build)
     arena = attach(job.ring)[slot]
     built = packed = 0.0
+    unbuilt: dict[int, str] = {}
     if job.stack:
         stack = network_stack(job.space, job.build, job.stack)
         for i, g in enumerate(genotypes, start):
             t0 = time.perf_counter()
-            net = factory.build(g, job.seed)
+            try:
+                net = factory.build(g, job.seed)
+            except Exception as exc:  # noqa: BLE001 - its place is scored as unbuilt, the rest go on
+                unbuilt[i] = unbuilt_error(exc)
+                built += time.perf_counter() - t0
+                continue
             t1 = time.perf_counter()
             stack.pack(i, g, net, arena)
             built, packed = built + t1 - t0, packed + time.perf_counter() - t1
-        return Built(slot, None, None, built, packed)
+        return Built(slot, None, None, built, packed, unbuilt)
     (g,) = genotypes
     t0 = time.perf_counter()
-    net = factory.build(g, job.seed)
+    try:
+        net = factory.build(g, job.seed)
+    except Exception as exc:  # noqa: BLE001 - one network that cannot be built must not end the sweep
+        return Built(slot, None, None, time.perf_counter() - t0, 0.0, {start: unbuilt_error(exc)})
     t1 = time.perf_counter()
     inline = None
     try:
@@ -263,6 +276,9 @@ class _Scorer:
 
     def network(self, unit: _Unit, labels: Sequence[str]) -> dict[str, MetricScore]:
         (built,) = unit.built
+        if built.unbuilt:
+            (error,) = built.unbuilt.values()
+            return unbuilt_scores(labels, error)
         assert built.packing is not None
         if built.inline is None:
             self._move(self.ring.slot(built.slot), built.packing.nbytes)
@@ -284,7 +300,10 @@ class _Scorer:
     def alone(self, g: Genotype, labels: Sequence[str]) -> dict[str, MetricScore]:
         """One network built here and moved as a whole: the fallback of a stack's network."""
         self.times.alone += 1
-        net = seeded_build(lambda: build_network(self.job.space, g, self.job.build), self.job.seed)
+        try:
+            net = seeded_build(lambda: build_network(self.job.space, g, self.job.build), self.job.seed)
+        except Exception as exc:  # noqa: BLE001 - flagged as in any sweep
+            return unbuilt_scores(labels, exc)
         start = time.perf_counter()
         out = score_model(
             net.train().to(self.device),
@@ -310,6 +329,9 @@ class _Scorer:
         assert self.stack is not None
         self._move(self.ring.slot(unit.slot), self.stack.nbytes)
         n = len(unit.genotypes)
+        # networks that could not be built: their places hold stale weights, their own
+        # (separate) scores are thrown away and never scored alone
+        unbuilt = {i: error for b in unit.built for i, error in b.unbuilt.items()}
         rows: list[dict[str, MetricScore]] = [{} for _ in range(n)]
         start = 0
         while start < n:
@@ -330,8 +352,9 @@ class _Scorer:
                 if torch.cuda.is_available():
                     torch.cuda.empty_cache()
                 if count == 1:  # not even one network as a stack: alone, chunking its batch
-                    labels = [metric_label(m) for m in self.stack_metrics]
-                    rows[start] = self.alone(unit.genotypes[start], labels)
+                    if start not in unbuilt:
+                        labels = [metric_label(m) for m in self.stack_metrics]
+                        rows[start] = self.alone(unit.genotypes[start], labels)
                     start += 1
                     continue
                 self.fits = max(1, count // 2)
@@ -342,9 +365,13 @@ class _Scorer:
                 rows[start + i] = row
             if failed:
                 for i in range(count):
-                    rows[start + i].update(self.alone(unit.genotypes[start + i], list(failed)))
+                    if start + i not in unbuilt:
+                        rows[start + i].update(self.alone(unit.genotypes[start + i], list(failed)))
             start += count
         self.times.stacks += 1
+        labels = [metric_label(m) for m in self.stack_metrics]
+        for i, error in unbuilt.items():
+            rows[i] = unbuilt_scores(labels, error)
         return rows
 
 
@@ -487,7 +514,7 @@ def _network_phase(
         unit = _Unit([i], [items[i][0]])
         unit.tasks.append((-1, 0, (items[i][0],)))
         units.append(unit)
-    with SlotRing(workers + EXTRA_SLOTS, _slot_bytes(job, items[chosen[0]][0])) as ring:
+    with SlotRing(workers + EXTRA_SLOTS, _slot_bytes(job, [items[i][0] for i in chosen])) as ring:
         times.pinned = ring.pin() if torch.device(job.ctx.device).type == "cuda" else False
         scorer = _Scorer(job, ring, times)
 
@@ -499,11 +526,23 @@ def _network_phase(
         _drive(pool, build, ring, units, score, finished, times, scorer.settle)
 
 
-def _slot_bytes(job: Any, first: Genotype) -> int:
+#: Networks tried for the size of a slot before settling for the smallest slot: a network
+#: that cannot be built is scored as unbuilt later, not here.
+SIZING_TRIES = 8
+
+
+def _slot_bytes(job: Any, genotypes: Sequence[Genotype]) -> int:
     """A slot for one network: a stack of one where the space offers stacks (it holds
-    every op's weights, so any network fits), else room for four of the first network
-    (a bigger one is packed apart, slower but exact)."""
-    packed = packing_of(thread_factory(job.space, job.build).build(first, job.seed)).nbytes
+    every op's weights, so any network fits), else room for four of the first network that
+    builds (a bigger one is packed apart, slower but exact)."""
+    packed = 0
+    factory = thread_factory(job.space, job.build)
+    for g in genotypes[:SIZING_TRIES]:
+        try:
+            packed = packing_of(factory.build(g, job.seed)).nbytes
+        except Exception:  # noqa: BLE001 - flagged when its turn comes
+            continue
+        break
     if STACK in getattr(job.space, "capabilities", frozenset()):
         try:
             return max(packed, network_stack(job.space, job.build, 1).nbytes) + (1 << 16)

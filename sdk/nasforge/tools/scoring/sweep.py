@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
@@ -20,7 +19,7 @@ import torch
 
 from nasforge.kernel.converters import to_tuple
 from nasforge.kernel.device import resolve_device
-from nasforge.kernel.errors import BuildOptionError, NasforgeError, OptionError, first_line
+from nasforge.kernel.errors import BuildOptionError, OptionError
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.metric import Metric, MetricContext, MetricInfo, PopulationMetric
 from nasforge.kernel.network_factory import (
@@ -36,7 +35,7 @@ from nasforge.run.construction import build_component
 from nasforge.tools.scoring.batch import DataSpec, fixed_batch
 from nasforge.tools.scoring.cache import ScoreCache, ScoreKey, space_config
 from nasforge.tools.scoring.factories import thread_factory as _factory
-from nasforge.tools.scoring.outcome import MetricScore
+from nasforge.tools.scoring.outcome import MetricScore, unbuilt_scores
 from nasforge.tools.scoring.parallel import (
     InProcessSweep,
     ProcessSweep,
@@ -148,15 +147,6 @@ def score_chunk(job: ScoreJob, chunk: list[ChunkItem]) -> list[dict[str, MetricS
             model = model.to(device)
         out.append(score_model(model, batch, [by_label[k] for k in labels], ctx=job.ctx, shared=job.shared))
     return out
-
-
-def unbuilt_scores(labels: Sequence[str], exc: BaseException) -> dict[str, MetricScore]:
-    """The scores of a network that could not be built: each flagged with the build's error."""
-    if isinstance(exc, NasforgeError):  # build_network's own words name the space and options
-        error = first_line(exc)
-    else:
-        error = f"cannot build the network: {type(exc).__name__}: {first_line(exc)}"
-    return {label: MetricScore(label, math.nan, error=error, unbuilt=True) for label in labels}
 
 
 def score_genotypes(
