@@ -131,3 +131,14 @@ def test_hnas_keeps_its_pool_in_the_shared_cache(tmp_path, monkeypatch, where) -
     second = Hnas(space, objective=goal, seed=0, **options)
     second.ask()
     assert list(second.pool.metric) == pytest.approx(list(first.pool.metric), nan_ok=True)
+
+
+def test_a_space_s_key_is_its_attributes_alone() -> None:
+    """The options a space keeps as a record of how it was made add nothing to its score
+    key: a space without options keys as "", one with options by its attributes, as the
+    caches written before that record was kept were keyed."""
+    tilted = MLPResSpace(depth=3, leaky_slope=0.3)
+    attributes = {k: v for k, v in vars(tilted).items() if not k.startswith("_space")}
+    assert space_config(load_space("nb201")) == ""
+    assert space_config(tilted) == json.dumps(attributes, sort_keys=True, default=repr)
+    assert "leaky_slope=0.3" in space_config(tilted) and "_space_options" not in space_config(tilted)
