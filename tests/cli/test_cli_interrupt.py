@@ -4,8 +4,10 @@ how many trials the journal kept and the command that continues it, the exit sta
 
 from __future__ import annotations
 
-import os
 import signal
+import subprocess
+import sys
+import time
 from typing import Any
 
 import pytest
@@ -17,7 +19,10 @@ SEARCH = ("search", "--strategy", "rea", "--evaluator", "nb201-table", "--budget
 
 
 class CtrlC:
-    """Sends this process SIGINT (as Ctrl-C does) when trial ``at`` has finished."""
+    """Ctrl-C when trial ``at`` has finished: the KeyboardInterrupt that Python's SIGINT
+    handler raises in the main thread, raised here at that point. (Sending this process
+    SIGINT instead left the moment it lands to the threads the suite has started by then:
+    once in a full run it landed where the search never saw it, and the search finished.)"""
 
     def __init__(self, at: int) -> None:
         self.at = at
@@ -25,7 +30,7 @@ class CtrlC:
     @hookimpl
     def nasforge_trial_end(self, experiment: Any, trial: Any) -> None:
         if trial.index == self.at:
-            os.kill(os.getpid(), signal.SIGINT)
+            raise KeyboardInterrupt
 
 
 def _lines(text: str) -> list[str]:
@@ -70,3 +75,24 @@ def test_the_first_line_of_a_search_names_its_run_directory(cli) -> None:
     done = cli("search", "--budget-trials", "2", ok=True)
     first = _lines(done.err)[0]
     assert "journaling to runs/nb201-" in first and "nasforge resume runs/nb201-" in first, first
+
+
+def test_sigint_to_a_running_search_process_ends_it_with_the_resume_line(tmp_path) -> None:
+    """The real signal, sent to a search in its own process once its journal holds a trial:
+    exit 130, the last line names the trials kept and the resume command."""
+    run = tmp_path / "signalled"
+    argv = [sys.executable, "-m", "nasforge", "--threads", "1", "search", "--strategy", "rea",
+            "--evaluator", "nb201-table", "--budget-trials", "15625", "--run-dir", str(run)]  # fmt: skip
+    search = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    journal = run / "journal.jsonl"
+    deadline = time.monotonic() + 120
+    while not (journal.exists() and journal.read_text(encoding="utf-8").count("\n") > 2):
+        assert search.poll() is None and time.monotonic() < deadline, "the search ended or never journaled"
+        time.sleep(0.05)
+    search.send_signal(signal.SIGINT)
+    _, err = search.communicate(timeout=60)
+    assert search.returncode == 130, err
+    last = _lines(err)[-1]
+    assert last.startswith("interrupted: ") and last.endswith(
+        f"journaled in {run}; continue with: nasforge resume {run}"
+    )
