@@ -1,6 +1,6 @@
 """DARTS vs PR-DARTS on the NAS-Bench-201 supernet: skip share and table accuracy, 10 seeds.
 
-Issue 4's last "Must show": DARTS's tendency to favour skip connections on the NB201
+Shown: DARTS's tendency to favour skip connections on the NB201
 supernet (skip share of its derived cell vs PR-DARTS's), with the bundled table's
 accuracy of both derived cells over seeds 0-9 (mean ± std and a 95 % Student-t interval
 of the mean), next to the papers' numbers. A control row, "DARTS without none", derives

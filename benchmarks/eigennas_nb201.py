@@ -5,7 +5,7 @@ each method chooses (the best *validation* accuracy among the top-k of its ranki
 bundled table's 200-epoch numbers), for k = 20 and k = 5, beside the paper's Table 2 and
 beside random selection of k cells with the same k validation look-ups.
 
-What the paper states (seed 000, §5.2 and its checklist): the NAS-Bench-201 experiment
+What the paper states (Zhu et al., NeurIPS 2022, §5.2 and its checklist): the NAS-Bench-201 experiment
 "follows KNAS" (its code), ranks by the trace of the NTK instead of KNAS's Frobenius
 norm, keeps the top k (20 or 5) and reports test accuracy, 5 repeats, on the three
 datasets. It states neither the pool, nor the network width, nor the input resolution,
@@ -84,7 +84,7 @@ SHORT = {
     "knas": "KNAS MGM",
 }
 
-PAPER_SOURCE = "seed 000 (Zhu et al., NeurIPS 2022) Table 2, test accuracy, 5 repeats"
+PAPER_SOURCE = "Eigen-NAS (Zhu et al., NeurIPS 2022) Table 2, test accuracy, 5 repeats"
 PAPER: dict[str, tuple[tuple[float, float | None], ...]] = {
     "Eigen-NAS (k=20), paper": ((93.46, 0.01), (71.42, 0.63), (45.54, 0.04)),
     "Eigen-NAS (k=5), paper": ((93.43, 0.08), (69.92, 1.82), (45.53, 0.06)),

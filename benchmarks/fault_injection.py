@@ -306,7 +306,8 @@ class Bench:
         (run_dir / "journal.jsonl").write_bytes(b"\n".join(lines[:keep]) + b"\n" + lines[keep][:cut])
         result = CaseResult("torn last line", strategy, [f"journal cut to {keep} lines + {cut} bytes"])
         before = [Journal.read(run_dir)]
-        for attempt in (1, 2):  # issue 8 item 1: the second resume is the one that found the glue
+        # twice: appending after a torn line once passed the first resume and broke the second
+        for attempt in (1, 2):
             code, _, err = _run(["resume", str(run_dir), "-q"])
             if code != 0:
                 result.detail = f"resume {attempt} exited {code}: {err.strip()[:300]}"

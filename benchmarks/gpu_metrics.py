@@ -760,7 +760,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"--steps: unknown {', '.join(unknown)} (known: {', '.join(STEPS)})", file=sys.stderr)
         return 2
     if args.device.startswith("cuda") and not torch.cuda.is_available():
-        print("no CUDA device here: run with --device cpu --small, or where a GPU is lent", file=sys.stderr)
+        print(
+            "no CUDA device here: run with --device cpu --small, or on a machine with a CUDA GPU",
+            file=sys.stderr,
+        )
         return 2
     torch.set_num_threads(1)
     run = Run(args)

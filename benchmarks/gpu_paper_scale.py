@@ -59,12 +59,12 @@ SIX = ("grad_norm", "snip", "grasp", "fisher", "jacob_cov", "synflow")
 PACKAGES = ("nasforge", "nasforge_nb201", "nasforge_zerocost", "nasforge_eigennas", "nasforge_hnas")
 #: The papers' figures (test accuracy; CIFAR-10, CIFAR-100, ImageNet16-120), for the rows.
 PAPER = {
-    "eigennas k=20": (93.46, 71.42, 45.54),  # Eigen-NAS Table 2 (seed 000)
+    "eigennas k=20": (93.46, 71.42, 45.54),  # Eigen-NAS Table 2 (Zhu et al., NeurIPS 2022)
     "eigennas k=5": (93.43, 69.92, 45.53),
     "knas k=20": (93.38, 70.78, 44.63),  # KNAS's own numbers, as the Eigen-NAS paper quotes them
     "hnas": (94.07, 72.30, 45.93),  # HNAS thesis Table 7.3 (M_Trace)
 }
-#: Published CIFAR-10 figures beside the pre-ranking rows (another protocol; the issue's list).
+#: Published CIFAR-10 figures beside the pre-ranking rows (another protocol; the papers' own figures).
 PRERANK_PUBLISHED = "NASI 93.55, Eigen-NAS 93.46, TE-NAS 93.9, HNAS 94.07, RoBoT (hybrid) 94.36"
 
 
@@ -339,7 +339,10 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     if args.device.startswith("cuda") and not torch.cuda.is_available():
-        print("no CUDA device here: run with --device cpu --small, or where a GPU is lent", file=sys.stderr)
+        print(
+            "no CUDA device here: run with --device cpu --small, or on a machine with a CUDA GPU",
+            file=sys.stderr,
+        )
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
     args.state = args.state or args.out / "state"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# One sitting on a lent GPU machine, as one command (a lease is short: one start, one call).
+# One sitting on a machine with a CUDA GPU, as one command (for a machine held only briefly:
+# one start, one call).
 #
-#   bash benchmarks/gpu_sitting.sh              # on the GPU machine: OUT is where files come back
+#   bash benchmarks/gpu_sitting.sh              # on the GPU machine: OUT is the folder to copy back
 #   DEVICE=cpu SMALL=1 OUT=/tmp/sit bash benchmarks/gpu_sitting.sh   # the same steps, small, here
 #
 # 1. installs the checkout into the machine's own Python (no registry there: --no-deps,
@@ -9,11 +10,11 @@
 # 2. `gpu_metrics.py` (the speed figures; STEPS=a,b,c for some of its steps) bounded to
 #    METRICS_S seconds;
 # 3. `gpu_paper_scale.py` with what is left of TOTAL_S, resumed from RESUME when given, its
-#    score cache packed into at most 4 archives in OUT (the rest of the 8 files that come back:
-#    the two record files and the log).
+#    score cache packed into at most 4 archives in OUT (with the two record files and the log:
+#    8 files to copy back in all).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-OUT=${OUT:?OUT names the folder whose files come back}
+OUT=${OUT:?OUT names the folder to copy back}
 DEVICE=${DEVICE:-cuda}
 TOTAL_S=${TOTAL_S:-560}
 METRICS_S=${METRICS_S:-440}

@@ -1,4 +1,4 @@
-"""Seed 001 chapter 4: do wider, shallower cells converge faster?
+"""Shu et al. (ICLR 2020; chapter 4 of Shu's thesis, NUS 2022): do wider, shallower cells converge faster?
 
 Two studies, both through ``nasforge insight``'s pipeline (the same page, PNGs and
 report.json land in ``--out``), each network trained from scratch with the chapter's

@@ -7,8 +7,8 @@ Prints, for a fixed random sample of cells (C=16, N=5, 32x32 Gaussian batch):
   * the same for the heaviest cell (all nor_conv_3x3, 1.5 M parameters).
 
 By default every registered metric that scores one network is timed (read from the
-registry, so new metrics are never missing). Issue 3 targets, set for the 13 metrics of
-then (``--metrics params,flops,grad_norm,snip,grasp,fisher,synflow,jacob_cov,naswot,
+registry, so new metrics are never missing). The targets, set for the 13 metrics there
+were then (``--metrics params,flops,grad_norm,snip,grasp,fisher,synflow,jacob_cov,naswot,
 ntk_trace_per_sample,ntk_cond_per_sample,ntk_lambda_min,knas``): all of them for one
 network at batch 16 under 3 s, the shared scorer at least 1.5x faster. TE-NAS's kernel
 (``ntk_cond``, one backward per sample as TE-NAS computes it) alone takes about that
@@ -19,18 +19,19 @@ load average is printed with the results.
     python benchmarks/metrics_speed.py                    # batch 16, all metrics
     python benchmarks/metrics_speed.py --batch 64 --metrics grad_norm,snip,grasp,fisher,jacob_cov,synflow
 
-With ``--compare-reference`` (issue 15) the same cells are also scored by the zero-cost-nas
-reference code itself (``../shared/peers/zero-cost-nas``, imported here only, never by the
-package), metric by metric as its ``find_measures`` does (a copy of the network per
-metric, its own passes), in the same process, alternating which side goes first. It prints
-the reference's seconds per metric, our shared pass's seconds per phase (where the time
-goes), the ratio in wall and in CPU seconds (CPU seconds are steadier on a busy machine),
-and how closely the scores agree (Spearman over the cells, largest relative difference):
+With ``--compare-reference`` the same cells are also scored by the zero-cost-nas
+reference code itself (Abdelfattah et al., ICLR 2021; a local checkout given by
+``--reference-path``, imported here only, never by the package), metric by metric as its
+``find_measures`` does (a copy of the network per metric, its own passes), in the same
+process, alternating which side goes first. It prints the reference's seconds per metric,
+our shared pass's seconds per phase (where the time goes), the ratio in wall and in CPU
+seconds (CPU seconds are steadier on a busy machine), and how closely the scores agree
+(Spearman over the cells, largest relative difference):
 
     python benchmarks/metrics_speed.py --batch 64 --archs 20 \\
         --metrics grad_norm,snip,grasp,fisher,jacob_cov,synflow --compare-reference
 
-Issue 15 asks for 4x. Measured (20 cells, batch 64, one thread, a 2-core machine at load
+The target is 4x. Measured (20 cells, batch 64, one thread, a 2-core machine at load
 4-5): 3.05x in wall seconds, 2.75x in CPU seconds, scores equal to the reference's
 (Spearman 1.0000 each, largest relative difference 2.4e-7); on an idle machine (load 1.0)
 2.70x in both (reference 6.90 s a cell, ours 2.56 s). GraSP's double backward,
@@ -132,7 +133,7 @@ def main() -> None:
     parser.add_argument(
         "--compare-reference",
         action="store_true",
-        help="also time the zero-cost-nas reference code on the same networks (issue 15)",
+        help="also time the zero-cost-nas reference code on the same networks",
     )
     parser.add_argument("--reference-path", type=Path, default=REFERENCE)
     args = parser.parse_args()
@@ -217,7 +218,7 @@ def reference(measures, copynet, model, batch, names, device) -> tuple[dict[str,
 
 
 def compare_reference(args: argparse.Namespace) -> None:
-    """Issue 15: our shared pass against the reference's per-metric cost, same run, same nets."""
+    """Our shared pass against the reference's per-metric cost, same run, same nets."""
     names = (args.metrics or ",".join(REFERENCE_NAMES)).split(",")
     unknown = set(names) - set(REFERENCE_NAMES)
     if unknown:

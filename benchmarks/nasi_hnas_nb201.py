@@ -8,11 +8,12 @@ Settings (all stated, none tuned to a target; nothing is ever selected by test a
 
 - Data-agnostic: every training-free number comes from N(0, I) inputs with uniform random
   labels; no dataset is read (CIFAR-10 is not on disk here; the papers used CIFAR batches).
-- NASI: NASI-ADA with μ = 1 (research note A15), T = 100, b = 64, all five ops, supernet
-  C = 8, N = 5 cells per stage on 3x16x16 inputs (paper: C = 16, 32x32); one search per
-  seed with 10 classes, its cell read on all three datasets (NASI never queries the
-  table). One row per ν₀ rule (:data:`NASI_RULES`); eq. 40's calibration has a stream of
-  its own, so at one seed every rule searches the same architectures on the same batches.
+- NASI: NASI-ADA with μ = 1 (NB201 is a small space by the paper's rule; the paper states
+  no NB201 settings), T = 100, b = 64, all five ops, supernet C = 8, N = 5 cells per stage
+  on 3x16x16 inputs (paper: C = 16, 32x32); one search per seed with 10 classes, its cell
+  read on all three datasets (NASI never queries the table). One row per ν₀ rule
+  (:data:`NASI_RULES`); eq. 40's calibration has a stream of its own, so at one seed every
+  rule searches the same architectures on the same batches.
 - HNAS at the authors' code's scale (:data:`HNAS_POOL`): M_Trace and κ on the code's
   kernel (true-class logit, per-layer shares of one train-mode batch backward,
   Conv/Linear parameters), a batch of 64, networks at C = 16, N = 5 on 3x32x32 inputs.
@@ -86,7 +87,7 @@ HNAS_POOL = {
     "kernel_bn": "decomposed",
     "kernel_params": "layers",
 }
-#: The proxy of the earlier HNAS rows (issue 11), where M_Trace ranked the other way round.
+#: The proxy of the earlier HNAS rows (C = 8, N = 1, 16x16 inputs), where M_Trace ranked the other way round.
 SMALL_POOL = {**HNAS_POOL, "input_shape": [3, 16, 16], "build": {"C": 8, "N": 1}}
 #: The one fixed pool: ``size`` uniform draws with replacement from ``random.Random(seed)``.
 POOL = {"pool_size": 2000, "pool_seed": 0}

@@ -2,8 +2,8 @@
 
 For each seed: digits split into search data and a held-out test set (``--search-share``);
 NESBS (thesis defaults: supernet 50 epochs of uniform single paths, posterior 20 epochs,
-T = 5 candidates of n = 3 by SVGD-RD with delta = 0 (``--delta``: another, or "auto", the
-research note's grid), selection by the supernet NLL of the
+T = 5 candidates of n = 3 by SVGD-RD with delta = 0 (``--delta``: another, or "auto", our
+grid of deltas, -0.75 to 1), selection by the supernet NLL of the
 averaged probabilities) on the search data, on the NB201 supernet at ``--C``, ``--N``.
 Then, from the same trained supernet: NESBS with MC sampling, a random ensemble (3
 uniformly drawn architectures), the top-3 single architectures by supernet NLL among 100
@@ -36,7 +36,7 @@ NESBS beat each baseline, and the thesis's Table 5.1 (NB201 at GPU scale) beside
 
     OMP_NUM_THREADS=1 nice -n 5 python benchmarks/nesbs_digits.py --preset hard   # 3 seeds
     OMP_NUM_THREADS=1 nice -n 5 python benchmarks/nesbs_digits.py                 # default preset
-    OMP_NUM_THREADS=1 python benchmarks/nesbs_digits.py --preset hard --delta auto  # research note A9
+    OMP_NUM_THREADS=1 python benchmarks/nesbs_digits.py --preset hard --delta auto  # our delta grid
     python benchmarks/nesbs_digits.py --preset hard --calibrate                   # the criterion
     python benchmarks/nesbs_digits.py --seeds 0 --epochs 5 --quick                # a smoke run, ~1 min
 """
@@ -106,7 +106,8 @@ def main(argv: list[str] | None = None) -> int:
         type=_delta,
         default=0.0,
         help='SVGD-RD diversity delta (thesis range [-2, 1]; 0 is plain SVGD), or "auto": T candidates '
-        "at each delta of the research note's grid, the best by selection-split NLL kept (A9)",
+        "at each delta of our grid (the thesis does not say which delta its tables used), the best by "
+        "selection-split NLL kept",
     )
     p.add_argument("--pool", type=int, default=100, help="uniform architectures the top-k baseline ranks")
     p.add_argument("--nes-rs-pool", type=int, default=10, help="architectures NES-RS trains and selects from")
@@ -226,7 +227,8 @@ def run_seed(space, seed: int, args) -> dict:
     random_members = [encoding.uniform(gen) for _ in range(config.ensemble_size)]
     pool = list(dict.fromkeys(encoding.uniform(gen) for _ in range(args.pool)))
     ranked = sorted(pool, key=lambda a: predictor.member_scores(a)["nll"])
-    # NESBS's evaluation budget (A16): every candidate's members, at every delta it tried
+    # NESBS's evaluation budget (distinct architectures scored): every candidate's members, at
+    # every delta it tried
     budget = config.iterations * config.ensemble_size * len(config.deltas())
     ranked_budget = sorted(pool[:budget], key=lambda a: predictor.member_scores(a)["nll"])
     recipe = MemberTraining(epochs=args.epochs)

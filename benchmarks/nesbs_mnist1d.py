@@ -12,7 +12,7 @@ on MNIST-1D's training split (its test split touched by no search or selection):
    split, Spearman of their supernet NLL with their selection-split error (thesis Table
    5.6, n = 1: 0.65);
 3. the Fig. 5.3 analogue (all seeds): for each sampler (URS-T, NESBS-MC, NESBS-SVGD-RD at
-   every delta of the research note's grid, and "auto", the best over the grid, which scores
+   every delta of our grid (-0.75 to 1), and "auto", the best over the grid, which scores
    6 T candidates), T = 1 ..
    ``--budgets`` candidate ensembles of n = 3, the one with the lowest selection-split NLL
    kept; its ensemble NLL estimated with supernet weights on the test split, against T;
@@ -110,7 +110,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         nargs="+",
         default=["batch"],
         choices=["batch", "recalibrate"],
-        help="BatchNorm when the supernet scores (A14); with --calibrate each is checked on one supernet",
+        help="BatchNorm when the supernet scores (the thesis is silent); with --calibrate each is checked "
+        "on one supernet",
     )
     p.add_argument("--first-seed", type=int, default=0, help="with --calibrate: start at this seed")
     p.add_argument(

@@ -6,7 +6,7 @@ them: C=16, N=5, 10 classes, 3x32x32 input, one initialisation seed), validates 
 chosen cell's test accuracy reported) and stops. One ranking serves all three datasets,
 since no label or image of theirs enters synflow. Printed, per metric-initialisation seed
 (``--init-seeds``, 5 by default) and dataset: the chosen cell's test accuracy and its
-mean over the seeds, against the issue's targets (94.30 / 73.30 / 46.30) and the published
+mean over the seeds, against the targets (94.30 / 73.30 / 46.30) and the published
 training-free and hybrid results (reference figures from the papers, another protocol:
 most train or score on their own data and report their own search's choice).
 
@@ -57,7 +57,7 @@ from records import RecordFile, code_version  # noqa: E402
 DATASETS = ("cifar10", "cifar100", "imagenet16-120")
 TARGETS = {"cifar10": 94.30, "cifar100": 73.30, "imagenet16-120": 46.30}
 #: Published CIFAR-10 test accuracy of training-free and hybrid searches on NAS-Bench-201
-#: (the issue's list; anchors.md and the seed notes have their sources and protocols).
+#: (each paper's own figure, under its own protocol).
 PUBLISHED = {"NASI": 93.55, "Eigen-NAS": 93.46, "TE-NAS": 93.9, "HNAS": 94.07, "RoBoT (hybrid)": 94.36}
 WARM_SEEDS, WARM_BUDGETS = 10, (20, 50, 100, 200)
 

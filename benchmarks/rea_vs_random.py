@@ -37,11 +37,11 @@ from nasforge.tools.anytime import common_grid, quantile_band
 from nasforge.tools.plot_files import plot_format, save_figure
 from nasforge_nb201.table import load_table, protocol_optimum
 
-#: Issue 10's target: REA's mean reported test accuracy on CIFAR-10, and above random.
+#: The target: REA's mean reported test accuracy on CIFAR-10, and above random.
 TARGET_CIFAR10_REA = 94.25
 PAPER_SOURCE = (
-    "NAS-Bench-201 paper (Dong & Yang, ICLR 2020) Table 5, as quoted in shared/research "
-    "(seed-001-ch7-hnas.md Table 7.3, anchors.md 4.1; not re-checked against the paper)"
+    "NAS-Bench-201 paper (Dong & Yang, ICLR 2020) Table 5, as commonly quoted "
+    "(e.g. the HNAS thesis, Shu 2022, Table 7.3; not re-checked against the paper)"
 )
 PAPER_PROTOCOL = (
     "their protocol: searched once on CIFAR-10 (cifar10-valid) observing the 12-epoch validation "
@@ -65,8 +65,8 @@ PAPER: dict[str, dict[str, tuple[float, float | None]]] = {
     },
 }
 PAPER_NOTES = {
-    "imagenet16-120": "REA 45.54 is anchors.md's figure; the HNAS thesis quotes 45.15±0.89, which "
-    "research note H14 suspects is the paper's validation number"
+    "imagenet16-120": "REA 45.54 is the commonly quoted test figure; the HNAS thesis quotes 45.15±0.89, "
+    "which may be the paper's validation number"
 }
 
 
@@ -161,7 +161,7 @@ def report(args: argparse.Namespace, results: dict[tuple[str, str], dict[str, An
         ok = rea >= TARGET_CIFAR10_REA and rea > rs
         found = protocol_optimum("cifar10")[2]
         print(
-            f"\nissue 10 check, CIFAR-10: REA {rea:.3f} (target >= {TARGET_CIFAR10_REA}) vs random "
+            f"\ntarget check, CIFAR-10: REA {rea:.3f} (target >= {TARGET_CIFAR10_REA}) vs random "
             f"{rs:.3f}: {'PASS' if ok else 'FAIL'} (the best-validation cell's test accuracy: {found:.3f})"
         )
 

@@ -1,4 +1,4 @@
-"""Does arg max alpha recover the shared-weight best? Seed 003's claims, measured.
+"""Does arg max alpha recover the shared-weight best? Roberts, Liang & Sala's claims, measured.
 
 Four parts, each printed as a table:
 

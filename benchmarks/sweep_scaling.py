@@ -1,4 +1,4 @@
-"""Metric sweeps on several cores: in-process vs a process pool vs a local Ray cluster (issue 15).
+"""Metric sweeps on several cores: in-process vs a process pool vs a local Ray cluster.
 
 Scores the same NAS-Bench-201 cells (C=16, N=5, a 64-sample Gaussian batch, seed 0) three
 ways, asserts the scores are identical, and prints each runner's wall time and speed-up

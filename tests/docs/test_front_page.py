@@ -46,13 +46,15 @@ def _source_files(top: Path, suffixes: set[str]) -> list[Path]:
 
 #: Everything the site is built from, the README, and everything a user reads in the source
 #: tree: the core's and the plugins' code (comments, docstrings, help text), their READMEs and
-#: RESULTS.md files, the contributing guide and the examples.
+#: RESULTS.md files, the contributing guide, the examples, and the benchmarks (their scripts'
+#: docstrings, help and printed lines, and their README: read by whoever reproduces a figure).
 USER_FACING = sorted(
     [README, ROOT / "CONTRIBUTING.md", ROOT / "mkdocs.yml"]
     + [p for p in DOCS.rglob("*") if p.suffix in {".md", ".py", ".yml", ".html"}]
     + _source_files(ROOT / "sdk", {".md", ".py"})
     + _source_files(ROOT / "plugins", {".md", ".py"})
     + _source_files(ROOT / "examples", {".md", ".py", ".toml"})
+    + _source_files(ROOT / "benchmarks", {".md", ".py", ".sh"})
 )
 #: What a comment or docstring line may start with, dropped when two lines are read as one.
 _LEAD = re.compile(r"^\s*(#:?|>|\*|-)?\s*")
@@ -110,6 +112,9 @@ def test_a_planted_page_fails_the_vocabulary_check() -> None:
     ):
         assert not internal_words("docs/planted.md", text), text
     assert not internal_words("sdk/x.py", "session = ort.InferenceSession(path)")
+    # a shell script is code: held to the internal words only, as a .py file is
+    assert internal_words("benchmarks/x.sh", "# One sitting on a lent GPU machine")
+    assert not internal_words("benchmarks/x.sh", "# a session's files, in one sitting")
 
 
 def test_the_vocabulary_check_finds_what_it_should() -> None:

@@ -91,7 +91,7 @@ def test_the_benchmark_script_reports_and_plots_under_the_protocol(tmp_path) -> 
     for dataset in ("cifar10", "imagenet16-120"):
         assert sum(line.startswith(dataset) for line in lines) == 3  # rea, random, local
     assert "best-validation cell #6111" in done.stdout and "best-validation cell #10676" in done.stdout
-    assert "issue 10 check, CIFAR-10" in done.stdout and "paper: REA 93.92±0.30" in done.stdout
+    assert "target check, CIFAR-10" in done.stdout and "paper: REA 93.92±0.30" in done.stdout
     assert plot.read_bytes().lstrip().startswith(b"<?xml") and sorted(p.name for p in tmp_path.iterdir()) == [
         "anytime.svg"
     ]
