@@ -4,10 +4,12 @@ how many trials the journal kept and the command that continues it, the exit sta
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -19,10 +21,7 @@ SEARCH = ("search", "--strategy", "rea", "--evaluator", "nb201-table", "--budget
 
 
 class CtrlC:
-    """Ctrl-C when trial ``at`` has finished: the KeyboardInterrupt that Python's SIGINT
-    handler raises in the main thread, raised here at that point. (Sending this process
-    SIGINT instead left the moment it lands to the threads the suite has started by then:
-    once in a full run it landed where the search never saw it, and the search finished.)"""
+    """Sends this process SIGINT (as Ctrl-C does) when trial ``at`` has finished."""
 
     def __init__(self, at: int) -> None:
         self.at = at
@@ -30,7 +29,22 @@ class CtrlC:
     @hookimpl
     def nasforge_trial_end(self, experiment: Any, trial: Any) -> None:
         if trial.index == self.at:
-            raise KeyboardInterrupt
+            os.kill(os.getpid(), signal.SIGINT)
+
+
+@pytest.fixture
+def ctrl_c_interrupts() -> Iterator[None]:
+    """SIGINT raising KeyboardInterrupt, as in a program started from a terminal. A test
+    process started in the background by a non-interactive shell (``pytest &``) inherits
+    SIGINT ignored, Python then installs no handler, and Ctrl-C would do nothing."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def _as_from_a_terminal() -> None:
+    """In a child before it starts: SIGINT back to its default, so Python installs its handler."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _lines(text: str) -> list[str]:
@@ -38,7 +52,7 @@ def _lines(text: str) -> list[str]:
 
 
 def test_ctrl_c_names_the_run_and_the_resume_continues_to_the_same_result(
-    cli, tmp_path, monkeypatch: pytest.MonkeyPatch
+    cli, tmp_path, monkeypatch: pytest.MonkeyPatch, ctrl_c_interrupts: None
 ) -> None:
     run = tmp_path / "interrupted"
     with_ctrl_c = load_registry(extra_plugins=[CtrlC(at=20)])
@@ -83,7 +97,9 @@ def test_sigint_to_a_running_search_process_ends_it_with_the_resume_line(tmp_pat
     run = tmp_path / "signalled"
     argv = [sys.executable, "-m", "nasforge", "--threads", "1", "search", "--strategy", "rea",
             "--evaluator", "nb201-table", "--budget-trials", "15625", "--run-dir", str(run)]  # fmt: skip
-    search = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    search = subprocess.Popen(
+        argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, preexec_fn=_as_from_a_terminal
+    )
     journal = run / "journal.jsonl"
     deadline = time.monotonic() + 120
     while not (journal.exists() and journal.read_text(encoding="utf-8").count("\n") > 2):
