@@ -89,7 +89,9 @@ def test_the_estimate_after_the_first_trial(caplog) -> None:
     ]
 
 
-def test_slow_data_loading_is_said_and_a_quick_refusal_stays_one_line(cli, tmp_path, monkeypatch) -> None:
+def _loading_slowly(monkeypatch):
+    """Data that takes 0.5 s to load, said after 0.05 s; returns the loader module and its
+    real loader (to put back)."""
     import time
 
     from nasforge.run import run_data as training_data
@@ -102,6 +104,11 @@ def test_slow_data_loading_is_said_and_a_quick_refusal_stays_one_line(cli, tmp_p
 
     monkeypatch.setattr(training_data, "SAY_LOADING_AFTER", 0.05)
     monkeypatch.setattr(training_data, "load_dataset", slow)
+    return training_data, real
+
+
+def test_slow_data_loading_is_said_and_a_quick_refusal_stays_one_line(cli, tmp_path, monkeypatch) -> None:
+    training_data, real = _loading_slowly(monkeypatch)
     argv = ["search", "--space", "toy", "--strategy", "random", "--evaluator", "toy", "--budget-trials", "1"]
     run = cli(
         *argv,
@@ -143,18 +150,7 @@ def test_what_a_search_said_while_it_set_up_is_dropped_with_a_refusal(cli, tmp_p
     """A slow load says so, and then the evaluator refuses an option: the refusal is the one
     line (it was preceded by the run directory's line and the load's); a run that starts
     shows both, in order, before its own lines."""
-    import time
-
-    from nasforge.run import run_data as training_data
-
-    real = training_data.load_dataset
-
-    def slow(*args, **kwargs):
-        time.sleep(0.5)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(training_data, "SAY_LOADING_AFTER", 0.05)
-    monkeypatch.setattr(training_data, "load_dataset", slow)
+    _loading_slowly(monkeypatch)
     argv = ["search", "--space", "toy", "--strategy", "random", "--evaluator", "short-train"]
     argv += ["--train-data", _npz(tmp_path), "--budget-trials", "1"]
     refused = cli(*argv, "--evaluator-option", "epochs=0", "--run-dir", tmp_path / "x")
