@@ -5,6 +5,7 @@ Eigen-NAS and HNAS scored the same way."""
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
@@ -142,3 +143,16 @@ def test_a_space_s_key_is_its_attributes_alone() -> None:
     assert space_config(load_space("nb201")) == ""
     assert space_config(tilted) == json.dumps(attributes, sort_keys=True, default=repr)
     assert "leaky_slope=0.3" in space_config(tilted) and "_space_options" not in space_config(tilted)
+
+
+def test_a_declared_space_keys_the_same_before_and_after_its_declaration_is_read() -> None:
+    """The declaration a declared space reads on first use is cached on the object: not part
+    of its key, or its first scores and its later ones would be kept apart."""
+    from nasforge.kernel.testing.toy import ToySpace
+
+    space = ToySpace()
+    fresh = space_config(space)
+    assert "declaration" not in vars(space)
+    space.sample(random.Random(0))
+    assert "declaration" in vars(space)
+    assert space_config(space) == fresh == space_config(ToySpace())

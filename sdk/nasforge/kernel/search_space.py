@@ -57,6 +57,18 @@ def _named_options(cls: type, args: tuple[Any, ...], kwargs: dict[str, Any]) -> 
     return {k: v for k, v in named.items() if k not in fields}
 
 
+def own_state(space: object) -> dict[str, Any]:
+    """What a space object was made into: its attributes, less the record of how its
+    options were spelt (:data:`MADE_WITH`) and what it computed and cached on first use (a
+    declared space's declaration). Two spaces with equal own state build the same networks,
+    whichever of them has been used."""
+    import functools
+
+    cls = type(space)
+    cached = {k for k in dir(cls) if isinstance(getattr(cls, k, None), functools.cached_property)}
+    return {k: v for k, v in getattr(space, "__dict__", {}).items() if k != MADE_WITH and k not in cached}
+
+
 @runtime_checkable
 class NetworkFactory(Protocol):
     """Builds the stand-alone network of one genotype at a time, fast, for sweeps that

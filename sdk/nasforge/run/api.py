@@ -9,7 +9,6 @@ fails in one line saying so.
 
 from __future__ import annotations
 
-import functools
 import logging
 import os
 import re
@@ -26,7 +25,7 @@ from nasforge.kernel.objectives import Constraint
 from nasforge.kernel.outcome import SearchOutcome
 from nasforge.kernel.registry import Registry, get_registry
 from nasforge.kernel.result import Objective
-from nasforge.kernel.search_space import MADE_WITH, SearchSpace
+from nasforge.kernel.search_space import SearchSpace, own_state
 from nasforge.kernel.space_source import canonical, check_source, is_source, reference_of
 from nasforge.run import defaults
 from nasforge.run.budget import Budget
@@ -82,19 +81,9 @@ def space_name(
 def _same_object(space: SearchSpace, cls: type, options: dict[str, Any]) -> bool:
     try:
         fresh = cls(**options)
-        return bool(_state(fresh) == _state(space))
+        return bool(own_state(fresh) == own_state(space))  # however the options were spelt
     except Exception:
         return False
-
-
-def _state(space: SearchSpace) -> dict[str, Any]:
-    """A space's state, less how its options were spelt (``CnnFamily((1, 2))`` is
-    ``CnnFamily(depths=(1, 2))``, and a default given is a default) and what it computed
-    and cached (a declaration read)."""
-    cached = {
-        k for k in dir(type(space)) if isinstance(getattr(type(space), k, None), functools.cached_property)
-    }
-    return {k: v for k, v in vars(space).items() if k != MADE_WITH and k not in cached}
 
 
 def build_spec(

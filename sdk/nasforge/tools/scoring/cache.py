@@ -53,7 +53,7 @@ except ImportError:  # pragma: no cover - Windows
 
 from nasforge.kernel.files import atomic_write_text
 from nasforge.kernel.genotype import Genotype
-from nasforge.kernel.search_space import MADE_WITH
+from nasforge.kernel.search_space import own_state
 from nasforge.tools.scoring.outcome import MetricScore
 
 logger = logging.getLogger("nasforge.scoring.cache")
@@ -75,9 +75,7 @@ def space_config(space: object) -> str:
     their scores: a key that leaves them out serves one configuration's scores to another.
     A space without options keys as before, so existing caches stay valid.
     """
-    # the options' record (MADE_WITH) repeats what the attributes hold: left out, so a
-    # space's key is what it was before spaces kept that record
-    state = {k: v for k, v in getattr(space, "__dict__", {}).items() if k != MADE_WITH}
+    state = own_state(space)  # not how its options were spelt, nor what it cached when used
     return json.dumps(state, sort_keys=True, default=repr) if state else ""
 
 
