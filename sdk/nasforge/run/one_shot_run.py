@@ -25,6 +25,7 @@ from rich.console import Console
 from nasforge.kernel.datasets import TensorData, network_options
 from nasforge.kernel.ensemble import Ensemble
 from nasforge.kernel.errors import JournalError, NasforgeError
+from nasforge.kernel.evaluator import Evaluator
 from nasforge.kernel.genotype import Genotype
 from nasforge.kernel.one_shot import OneShotStrategy, one_shot_strategy
 from nasforge.kernel.outcome import SearchOutcome
@@ -100,38 +101,10 @@ def run_one_shot(
     """
     registry = registry if registry is not None else get_registry()
     events = events if events is not None else RunEvents(registry)
-    space = spec.build_space(registry)
-    if not spec.is_one_shot(registry):
-        raise NasforgeError(f"strategy '{spec.strategy}' is ask/tell; run it with an evaluator and a budget")
-    cls = one_shot_strategy(registry, spec.strategy)
-    space.require(cls.requires, by=f"strategy '{cls.name}'")
-    strategy_options = dict(spec.strategy_options)
-    has_bar = "progress" in context_fields_of("strategy", cls)
-
-    def build_strategy(data: TensorData | None) -> OneShotStrategy:
-        context = spec.context(registry, data=data, progress=progress)
-        plugin = registry.origin("strategy", spec.strategy)
-        return build_component("strategy", cls, context, strategy_options, plugin=plugin)
-
-    # a strategy that takes no data when built is built first: its options are refused
-    # before the data loads (which says it is loading when it takes a while)
-    takes_data = "data" in context_fields_of("strategy", cls)
-    early = None if takes_data else build_strategy(None)
-    data = spec.load_train_data(registry, given=data)
-    if data is None:
-        raise NasforgeError(
-            f"one-shot strategy '{spec.strategy}' needs data to train on: --train-data (e.g. digits)"
-        )
-    evaluator = None
-    if spec.evaluator is not None:
-        shared = data if spec.evaluator_uses_train_data(registry) else None
-        evaluator = spec.build_evaluator(registry, space, data=shared)
-        evaluator.preflight()
-    strategy = early if early is not None else build_strategy(data)
+    space, strategy, data, evaluator = _components(spec, registry, progress=progress, data=data)
     if console is not None and hasattr(strategy, "console"):
         strategy.console = console
-    if SUPERNET in cls.requires:  # tried before anything is written
-        _preflight_supernet(space, data, strategy_options.get("supernet"))
+    has_bar = "progress" in context_fields_of("strategy", one_shot_strategy(registry, spec.strategy))
     search = OneShotSearch(
         spec, space, Path(run_dir) if run_dir is not None else None, registry, strategy, data, evaluator
     )
@@ -144,7 +117,7 @@ def run_one_shot(
             writer = _start_journal(Path(run_dir), spec, registry, space, data, evaluator)
 
         # where the strategy's own bar is not live on a terminal, progress goes to the log
-        live = has_bar and bar_is_live(bool(strategy_options.get("progress", progress)), console)
+        live = has_bar and bar_is_live(bool(spec.strategy_options.get("progress", progress)), console)
         log = ProgressLog("nasforge.one_shot", f"{spec.strategy} on {space.name}", silent=live)
         trials_seen = 0
 
@@ -186,6 +159,42 @@ def run_one_shot(
     log_end(what, outcome, seconds, run_dir=search.run_dir)
     events.search_end(search, outcome)
     return OneShotRun(outcome, space, data, evaluation, search.run_dir, seconds, events.plugin_faults)
+
+
+def _components(
+    spec: ExperimentSpec, registry: Registry, *, progress: bool, data: TensorData | None
+) -> tuple[SearchSpace, OneShotStrategy, TensorData, Evaluator | None]:
+    """The run's space, strategy, training data and evaluator, each refusal before anything
+    is written: a strategy that takes no data when built is built first, so its options are
+    refused before the data loads (which says it is loading when it takes a while), and the
+    supernet it will build is tried last."""
+    space = spec.build_space(registry)
+    if not spec.is_one_shot(registry):
+        raise NasforgeError(f"strategy '{spec.strategy}' is ask/tell; run it with an evaluator and a budget")
+    cls = one_shot_strategy(registry, spec.strategy)
+    space.require(cls.requires, by=f"strategy '{cls.name}'")
+    strategy_options = dict(spec.strategy_options)
+
+    def build_strategy(data: TensorData | None) -> OneShotStrategy:
+        context = spec.context(registry, data=data, progress=progress)
+        plugin = registry.origin("strategy", spec.strategy)
+        return build_component("strategy", cls, context, strategy_options, plugin=plugin)
+
+    early = None if "data" in context_fields_of("strategy", cls) else build_strategy(None)
+    data = spec.load_train_data(registry, given=data)
+    if data is None:
+        raise NasforgeError(
+            f"one-shot strategy '{spec.strategy}' needs data to train on: --train-data (e.g. digits)"
+        )
+    evaluator = None
+    if spec.evaluator is not None:
+        shared = data if spec.evaluator_uses_train_data(registry) else None
+        evaluator = spec.build_evaluator(registry, space, data=shared)
+        evaluator.preflight()
+    strategy = early if early is not None else build_strategy(data)
+    if SUPERNET in cls.requires:
+        _preflight_supernet(space, data, strategy_options.get("supernet"))
+    return space, strategy, data, evaluator
 
 
 def _preflight_supernet(space: SearchSpace, data: TensorData, given: Any) -> None:
