@@ -28,33 +28,7 @@ if TYPE_CHECKING:  # the names with their types; at run time each loads on first
     from nasforge_eigennas.space import MLPResSpace
     from nasforge_eigennas.strategy import EigenNas
 else:
-    lazy_package(
-        __name__,
-        {
-            "ACTIVATIONS": "nasforge_eigennas.activations",
-            "ActivationSet": "nasforge_eigennas.activations",
-            "Bounds": "nasforge_eigennas.bounds",
-            "theorem1": "nasforge_eigennas.bounds",
-            "theorem2": "nasforge_eigennas.bounds",
-            "beta1": "nasforge_eigennas.constants",
-            "beta2": "nasforge_eigennas.constants",
-            "beta3": "nasforge_eigennas.constants",
-            "hermite_coefficient": "nasforge_eigennas.constants",
-            "mu1": "nasforge_eigennas.constants",
-            "variance_bound": "nasforge_eigennas.constants",
-            "analytic_ntk": "nasforge_eigennas.kernel_recursion",
-            "ntk_diagonal": "nasforge_eigennas.kernel_recursion",
-            "EigenNasOutputTrace": "nasforge_eigennas.metrics",
-            "EigenNasTrace": "nasforge_eigennas.metrics",
-            "InfiniteWidthTrace": "nasforge_eigennas.metrics",
-            "MLPNetwork": "nasforge_eigennas.network",
-            "draw_candidates": "nasforge_eigennas.pool",
-            "score_candidates": "nasforge_eigennas.pool",
-            "ScoreSettings": "nasforge_eigennas.settings",
-            "MLPResSpace": "nasforge_eigennas.space",
-            "EigenNas": "nasforge_eigennas.strategy",
-        },
-    )
+    lazy_package(__name__)
 
 __all__ = [
     "ACTIVATIONS",

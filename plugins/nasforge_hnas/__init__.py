@@ -28,29 +28,7 @@ if TYPE_CHECKING:  # the names with their types; at run time each loads on first
     from nasforge_hnas.settings import FLAT_OPTIONS, HnasSettings, PoolDraw
     from nasforge_hnas.strategy import Hnas
 else:
-    lazy_package(
-        __name__,
-        {
-            "expected_improvement": "nasforge_hnas.acquisition",
-            "upper_confidence_bound": "nasforge_hnas.acquisition",
-            "ExactGP": "nasforge_hnas.gp",
-            "GPSettings": "nasforge_hnas.gp",
-            "HnasLoop": "nasforge_hnas.loop",
-            "LoopSettings": "nasforge_hnas.loop",
-            "Proposal": "nasforge_hnas.loop",
-            "MuNuPlane": "nasforge_hnas.parameterisation",
-            "PoolScorer": "nasforge_hnas.pool",
-            "ScoredPool": "nasforge_hnas.pool",
-            "PoolCache": "nasforge_hnas.pool_cache",
-            "M_TRACE": "nasforge_hnas.pool_settings",
-            "PoolSettings": "nasforge_hnas.pool_settings",
-            "hnas_score": "nasforge_hnas.score",
-            "FLAT_OPTIONS": "nasforge_hnas.settings",
-            "HnasSettings": "nasforge_hnas.settings",
-            "PoolDraw": "nasforge_hnas.settings",
-            "Hnas": "nasforge_hnas.strategy",
-        },
-    )
+    lazy_package(__name__)
 
 __all__ = [
     "FLAT_OPTIONS",

@@ -26,21 +26,7 @@ if TYPE_CHECKING:  # the names with their types; at run time each loads on first
     from nasforge_nasi.search import run_nasi
     from nasforge_nasi.strategy import Nasi
 else:
-    lazy_package(
-        __name__,
-        {
-            "NasiConfig": "nasforge_nasi.config",
-            "AdaptiveConstraint": "nasforge_nasi.constraint",
-            "FixedConstraint": "nasforge_nasi.constraint",
-            "straight_through_gumbel": "nasforge_nasi.gumbel",
-            "NormalisedSum": "nasforge_nasi.normalised_sum",
-            "penalised_objective": "nasforge_nasi.penalty",
-            "trace_proxy": "nasforge_nasi.proxy",
-            "NasiRun": "nasforge_nasi.run",
-            "run_nasi": "nasforge_nasi.search",
-            "Nasi": "nasforge_nasi.strategy",
-        },
-    )
+    lazy_package(__name__)
 
 __all__ = [
     "AdaptiveConstraint",

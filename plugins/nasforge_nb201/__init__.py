@@ -20,24 +20,7 @@ if TYPE_CHECKING:  # the names with their types; at run time each loads on first
     from nasforge_nb201.supernet import NB201Supernet, supernet
     from nasforge_nb201.table import NB201Table, load_table
 else:
-    lazy_package(
-        __name__,
-        {
-            "OP_NAMES": "nasforge_nb201.arch",
-            "DATASET_NAMES": "nasforge_nb201.datasets",
-            "BenchmarkDataset": "nasforge_nb201.datasets",
-            "benchmark_dataset": "nasforge_nb201.datasets",
-            "NB201TableEvaluator": "nasforge_nb201.evaluator",
-            "network_macs": "nasforge_nb201.flops",
-            "NB201Network": "nasforge_nb201.network",
-            "build": "nasforge_nb201.network",
-            "NB201Space": "nasforge_nb201.space",
-            "NB201Supernet": "nasforge_nb201.supernet",
-            "supernet": "nasforge_nb201.supernet",
-            "NB201Table": "nasforge_nb201.table",
-            "load_table": "nasforge_nb201.table",
-        },
-    )
+    lazy_package(__name__)
 
 __all__ = [
     "DATASET_NAMES",

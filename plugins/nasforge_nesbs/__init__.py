@@ -30,28 +30,7 @@ if TYPE_CHECKING:  # the names with their types; at run time each loads on first
     from nasforge_nesbs.svgd import generic_direction, rbf_direction, svgd_rd
     from nasforge_nesbs.toy import spread, toy_particles
 else:
-    lazy_package(
-        __name__,
-        {
-            "NesbsConfig": "nasforge_nesbs.config",
-            "ArchEncoding": "nasforge_nesbs.decisions",
-            "Decision": "nasforge_nesbs.decisions",
-            "SupernetPredictor": "nasforge_nesbs.estimation",
-            "combine": "nasforge_nesbs.estimation",
-            "ensemble_scores": "nasforge_nesbs.estimation",
-            "ArchPosterior": "nasforge_nesbs.posterior",
-            "fit_posterior": "nasforge_nesbs.posterior_fit",
-            "NesbsRun": "nasforge_nesbs.search",
-            "run_nesbs": "nasforge_nesbs.search",
-            "Nesbs": "nasforge_nesbs.strategy",
-            "train_uniform": "nasforge_nesbs.supernet_training",
-            "generic_direction": "nasforge_nesbs.svgd",
-            "rbf_direction": "nasforge_nesbs.svgd",
-            "svgd_rd": "nasforge_nesbs.svgd",
-            "spread": "nasforge_nesbs.toy",
-            "toy_particles": "nasforge_nesbs.toy",
-        },
-    )
+    lazy_package(__name__)
 
 __all__ = [
     "ArchEncoding",

@@ -19,20 +19,7 @@ if TYPE_CHECKING:  # the names with their types; at run time each loads on first
     from nasforge_search.regularized_evolution import RegularizedEvolution
     from nasforge_search.successive_halving import SuccessiveHalving
 else:
-    lazy_package(
-        __name__,
-        {
-            "Hyperband": "nasforge_search.hyperband",
-            "LocalSearch": "nasforge_search.local_search",
-            "MedianPruner": "nasforge_search.median_pruner",
-            "MultiObjectiveRandomSearch": "nasforge_search.mo_random",
-            "NSGA2": "nasforge_search.nsga2",
-            "PreRank": "nasforge_search.prerank",
-            "RandomSearch": "nasforge_search.random_search",
-            "RegularizedEvolution": "nasforge_search.regularized_evolution",
-            "SuccessiveHalving": "nasforge_search.successive_halving",
-        },
-    )
+    lazy_package(__name__)
 
 __all__ = [
     "NSGA2",

@@ -6,15 +6,18 @@ its options, and a plugin's ``plugin`` module is what the command line loads to 
 plugin's commands; if the package's ``__init__`` imported its ONNX, training or network
 modules eagerly, the command line would pay torch's import (seconds) to print ``--help``.
 A package that uses this keeps its public names as they were; type checkers see them
-through imports under ``TYPE_CHECKING``.
+through imports under ``TYPE_CHECKING``, and those same imports say where each name loads
+from at run time (read from the package's source), so each name is written once.
 """
 
 from __future__ import annotations
 
+import ast
 import importlib
 import sys
 import types
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 
@@ -55,9 +58,24 @@ class LazyPackage(types.ModuleType):
         return sorted({*vars(self), *self._lazy_where})
 
 
-def lazy_package(package: str, where: Mapping[str, str]) -> None:
+def lazy_package(package: str, where: Mapping[str, str] | None = None) -> None:
     """Make the (already imported) package ``package`` lazy: public name ``n`` comes from
-    module ``where[n]`` (a full dotted name) when first asked for."""
+    module ``where[n]`` (a full dotted name) when first asked for; by default, from the
+    module its ``__init__`` imports it from under ``if TYPE_CHECKING:``."""
     module = sys.modules[package]
+    if where is None:
+        where = typed_imports(Path(str(module.__file__)))
     module.__class__ = LazyPackage
     types.ModuleType.__setattr__(module, "_lazy_where", dict(where))
+
+
+def typed_imports(path: Path) -> dict[str, str]:
+    """``{name: module}`` of each ``from module import name`` (absolute) in the top-level
+    ``if TYPE_CHECKING:`` blocks of the source file ``path``."""
+    found: dict[str, str] = {}
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            for stmt in node.body:
+                if isinstance(stmt, ast.ImportFrom) and stmt.module and stmt.level == 0:
+                    found.update({alias.asname or alias.name: stmt.module for alias in stmt.names})
+    return found

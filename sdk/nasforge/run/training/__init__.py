@@ -18,25 +18,7 @@ if TYPE_CHECKING:  # the names with their types; at run time each loads on first
     from nasforge.run.training.optimizers import AdamConfig, SGDConfig
     from nasforge.run.training.schedules import CosineSchedule, LinearSchedule, set_lr
 else:
-    lazy_package(
-        __name__,
-        {
-            "accuracy": "nasforge.run.training.accuracy",
-            "evaluate": "nasforge.run.training.accuracy",
-            "iterate_batches": "nasforge.run.training.batches",
-            "paired_batches": "nasforge.run.training.batches",
-            "clip_gradients": "nasforge.run.training.clipping",
-            "train_cosine": "nasforge.run.training.from_scratch",
-            "EpochLog": "nasforge.run.training.loop",
-            "run_epochs": "nasforge.run.training.loop",
-            "train_epoch": "nasforge.run.training.loop",
-            "AdamConfig": "nasforge.run.training.optimizers",
-            "SGDConfig": "nasforge.run.training.optimizers",
-            "CosineSchedule": "nasforge.run.training.schedules",
-            "LinearSchedule": "nasforge.run.training.schedules",
-            "set_lr": "nasforge.run.training.schedules",
-        },
-    )
+    lazy_package(__name__)
 
 __all__ = [
     "AdamConfig",

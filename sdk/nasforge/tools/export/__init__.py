@@ -18,24 +18,7 @@ if TYPE_CHECKING:  # the names with their types; at run time each loads on first
     from nasforge.tools.export.inspect import inspect_file
     from nasforge.tools.export.onnx_export import OnnxReport, export_onnx
 else:
-    lazy_package(
-        __name__,
-        {
-            "ExportBundle": "nasforge.tools.export.bundle",
-            "export_bundle": "nasforge.tools.export.bundle",
-            "EnsembleExport": "nasforge.tools.export.ensemble_export",
-            "LoadedEnsemble": "nasforge.tools.export.ensemble_export",
-            "export_ensemble": "nasforge.tools.export.ensemble_export",
-            "load_ensemble": "nasforge.tools.export.ensemble_export",
-            "export_genotype": "nasforge.tools.export.genotype_file",
-            "load_genotype": "nasforge.tools.export.genotype_file",
-            "resolve_genotype": "nasforge.tools.export.genotype_source",
-            "run_build_options": "nasforge.tools.export.genotype_source",
-            "inspect_file": "nasforge.tools.export.inspect",
-            "OnnxReport": "nasforge.tools.export.onnx_export",
-            "export_onnx": "nasforge.tools.export.onnx_export",
-        },
-    )
+    lazy_package(__name__)
 
 __all__ = [
     "EnsembleExport",
