@@ -370,8 +370,9 @@ def _score_keys(
     setting: dict[str, str] = {"loss": loss, "device": torch.device(device).type}
     if setting["device"] == "cuda":  # scores before exact_float32 were TF32's: never serve those
         setting["float32"] = "exact"
-    if space_config(space):  # a space's options change its networks (an option-free space keys as before)
-        setting["space"] = space_config(space)
+    own = space_config(space)
+    if own:  # a space's options change its networks (an option-free space keys as before)
+        setting["space"] = own
     settings = json.dumps(setting, sort_keys=True)
     # a stack's scores equal one network's up to rounding: kept apart from one network's
     in_stacks = json.dumps({**setting, "stack": "grouped"}, sort_keys=True)
